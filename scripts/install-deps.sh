@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the system packages and npm dependencies, starts dockerd when no daemon answers, and builds.
+# Idempotent: safe to run on a fresh machine and on one that already has everything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_pkgs=()
+for pair in docker:docker.io busybox:busybox-static ip:iproute2 nginx:nginx haproxy:haproxy caddy:caddy wrk:wrk tmux:tmux pebble:pebble; do
+  bin=${pair%%:*}; pkg=${pair#*:}
+  command -v "$bin" >/dev/null 2>&1 || need_pkgs+=("$pkg")
+done
+# dockerd is in docker.io; the client alone may already exist on the machine.
+command -v dockerd >/dev/null 2>&1 || need_pkgs+=(docker.io)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  echo "installing: ${need_pkgs[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+fi
+
+if ! docker info >/dev/null 2>&1; then
+  echo "starting dockerd"
+  (dockerd >/var/log/dockerd.log 2>&1 &)
+  for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
+  docker info >/dev/null 2>&1 || { echo "dockerd did not start; see /var/log/dockerd.log" >&2; exit 1; }
+fi
+
+npm ci --no-audit --no-fund
+npm run build
