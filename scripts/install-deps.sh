@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_pkgs=()
-for pair in docker:docker.io busybox:busybox-static ip:iproute2 nginx:nginx haproxy:haproxy caddy:caddy wrk:wrk tmux:tmux pebble:pebble; do
+# Only what the tests need; bench/ scripts install their own peers (nginx, haproxy, caddy, wrk).
+for pair in docker:docker.io busybox:busybox-static ip:iproute2 tmux:tmux; do
   bin=${pair%%:*}; pkg=${pair#*:}
   command -v "$bin" >/dev/null 2>&1 || need_pkgs+=("$pkg")
 done
