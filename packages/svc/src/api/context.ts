@@ -1,0 +1,89 @@
+// What every route handler may rely on: the authenticated principal, the scope a route requires, and the
+// namespace rule (spec "Authentication" 7-8). The auth hook (api/auth-hook.ts) fills `request.principal`
+// before any handler runs and refuses routes that declare no `auth` (deny by default).
+import type { FastifyRequest } from 'fastify';
+import type { Db } from '../store/db.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import type { SvcConfig } from '../config/config-file.js';
+import { ApiProblem, forbidden, unauthorized } from './problem.js';
+
+export const SCOPES = [
+  'deployments:read',
+  'deployments:write',
+  'secrets:read',
+  'secrets:write',
+  'configs:read',
+  'configs:write',
+  'namespaces:read',
+  'namespaces:write',
+  'users:read',
+  'users:write',
+  'webhooks:read',
+  'webhooks:write',
+  'volumes:read',
+  'volumes:write',
+  'admin',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+/** `public` routes skip authentication; every other route names the one scope it needs. */
+export type RouteAuth = { public: true } | { scope: Scope };
+
+export interface Principal {
+  tokenId: string;
+  userId: string;
+  username: string;
+  kind: 'session' | 'pat';
+  scopes: readonly Scope[];
+  /** Empty = every namespace. */
+  namespaces: readonly string[];
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/** Everything the API modules share. Built once by server/app.ts. */
+export interface ApiDeps {
+  db: Db;
+  secretBox: SecretBox;
+  config: SvcConfig;
+  now: () => Date;
+}
+
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthorized();
+  return request.principal;
+}
+
+export function hasScope(principal: Principal, scope: Scope): boolean {
+  return principal.scopes.includes('admin') || principal.scopes.includes(scope);
+}
+
+export function mayAccessNamespace(principal: Principal, namespace: string): boolean {
+  return principal.namespaces.length === 0 || principal.namespaces.includes(namespace);
+}
+
+/** Throws 403 unless the caller may act on `namespace` (checked against the loaded resource's real namespace). */
+export function assertNamespaceAccess(request: FastifyRequest, namespace: string): void {
+  if (!mayAccessNamespace(principalOf(request), namespace)) {
+    throw forbidden(`not authorized for namespace '${namespace}'`);
+  }
+}
+
+/** Namespaces a list endpoint may return: null = all. */
+export function visibleNamespaces(request: FastifyRequest): readonly string[] | null {
+  const principal = principalOf(request);
+  return principal.namespaces.length === 0 ? null : principal.namespaces;
+}
+
+export { ApiProblem };

@@ -1,0 +1,6 @@
+import type { FastifyInstance } from 'fastify';
+import type { ApiDeps } from './context.js';
+
+export function registerSecretRoutes(_app: FastifyInstance, _deps: ApiDeps): void {
+  // Not implemented yet.
+}
