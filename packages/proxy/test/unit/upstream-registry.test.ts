@@ -1,0 +1,196 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defaultEntrypointConfig, type Entrypoint, type HealthCheckConfig } from '../../src/model/entrypoint.js';
+import { createUpstreamRegistry } from '../../src/upstream/registry.js';
+import { nextCheckState, resolveHealthCheck, UNCHECKED, DEFAULT_HEALTH_CHECK } from '../../src/upstream/health.js';
+
+function entrypoint(
+  name: string,
+  backends: Array<[string, number, number?]>,
+  health_check: HealthCheckConfig | null = null,
+  protocol: Entrypoint['protocol'] = 'Http',
+): Entrypoint {
+  return {
+    id: `${protocol.toLowerCase()}_${name}`,
+    name,
+    protocol,
+    source: 'api',
+    backends: backends.map(([address, port, weight]) => ({ address, port, weight: weight ?? 100 })),
+    config: { ...defaultEntrypointConfig(), health_check },
+  };
+}
+
+const passiveOnly = { activeChecks: false } as const;
+
+test('rise/fall state machine: first result decides, then fall/rise consecutive results flip it', () => {
+  const cfg = { rise: 2, fall: 3 };
+  let s = nextCheckState({ ...UNCHECKED }, false, cfg);
+  assert.deepEqual(s, { healthy: false, checked: true, streak: 0 });
+  s = nextCheckState(s, true, cfg);
+  assert.equal(s.healthy, false);
+  s = nextCheckState(s, false, cfg); // a contrary result resets the streak
+  s = nextCheckState(s, true, cfg);
+  assert.equal(s.healthy, false);
+  s = nextCheckState(s, true, cfg);
+  assert.equal(s.healthy, true);
+  s = nextCheckState(s, false, cfg);
+  s = nextCheckState(s, false, cfg);
+  assert.equal(s.healthy, true);
+  s = nextCheckState(s, false, cfg);
+  assert.equal(s.healthy, false);
+});
+
+test('default health check: TCP for Http and Tcp, none for Udp; configured values are clamped', () => {
+  assert.deepEqual(resolveHealthCheck(entrypoint('a', [['h', 1]])), DEFAULT_HEALTH_CHECK);
+  assert.deepEqual(resolveHealthCheck(entrypoint('a', [['h', 1]], null, 'Tcp')), DEFAULT_HEALTH_CHECK);
+  assert.equal(resolveHealthCheck(entrypoint('a', [['h', 1]], null, 'Udp')), null);
+  const clamped = resolveHealthCheck(
+    entrypoint('a', [['h', 1]], { type: 'http', path: '/hz', interval: 0, timeout: -5, rise: 0, fall: Number.NaN }),
+  );
+  assert.deepEqual(clamped, { type: 'http', path: '/hz', interval: 10, timeout: 1, rise: 1, fall: 2 });
+});
+
+test('pools balance by weight and keys bracket IPv6', () => {
+  const registry = createUpstreamRegistry(passiveOnly);
+  const pools = registry.sync([entrypoint('web', [['10.0.0.1', 80, 2], ['::1', 81, 1]])]);
+  const pool = pools.get('http_web');
+  assert.ok(pool);
+  assert.deepEqual(pool.backends.map((b) => b.key), ['10.0.0.1:80', '[::1]:81']);
+  const picks = Array.from({ length: 6 }, () => pool.pick()?.key);
+  assert.deepEqual(picks, ['10.0.0.1:80', '[::1]:81', '10.0.0.1:80', '10.0.0.1:80', '[::1]:81', '10.0.0.1:80']);
+  registry.stop();
+});
+
+test('an unchanged pool is the same object after sync, keeping position and health; a changed one is rebuilt', () => {
+  const registry = createUpstreamRegistry(passiveOnly);
+  const first = registry.sync([entrypoint('web', [['a', 1], ['b', 1]]), entrypoint('api', [['c', 1]])]);
+  const web = first.get('http_web');
+  assert.ok(web);
+  assert.equal(web.pick()?.key, 'a:1');
+  web.setHealthy('b:1', false);
+  // Same backends in another order: still the same pool.
+  const second = registry.sync([entrypoint('web', [['b', 1], ['a', 1]]), entrypoint('api', [['c', 1]])]);
+  assert.equal(second.get('http_web'), web);
+  assert.deepEqual(web.unhealthy(), ['b:1']);
+  // A changed weight rebuilds the pool but carries the verdicts of the backends it keeps.
+  const third = registry.sync([entrypoint('web', [['a', 1], ['b', 1, 5]])]);
+  const rebuilt = third.get('http_web');
+  assert.ok(rebuilt && rebuilt !== web);
+  assert.deepEqual(rebuilt.unhealthy(), ['b:1']);
+  assert.equal(registry.get('http_api'), undefined, 'removed pool is gone');
+  // A changed health check also rebuilds.
+  const hc: HealthCheckConfig = { type: 'tcp', path: null, interval: 1000, timeout: 100, rise: 1, fall: 1 };
+  const fourth = registry.sync([entrypoint('web', [['a', 1], ['b', 1, 5]], hc)]);
+  assert.notEqual(fourth.get('http_web'), rebuilt);
+  registry.stop();
+});
+
+test('passive health: 3 consecutive errors or 1 refusal mark unhealthy; a success resets the count', () => {
+  const changes: string[] = [];
+  const registry = createUpstreamRegistry(passiveOnly);
+  registry.onHealthChange((id, key, healthy) => changes.push(`${id} ${key} ${healthy}`));
+  const pool = registry.sync([entrypoint('web', [['a', 1], ['b', 1], ['c', 1]])]).get('http_web');
+  assert.ok(pool);
+  const [a, b] = pool.backends;
+  assert.ok(a && b);
+  pool.reportFailure(a);
+  pool.reportFailure(a, 'timeout');
+  pool.reportSuccess(a);
+  pool.reportFailure(a);
+  pool.reportFailure(a);
+  assert.deepEqual(pool.unhealthy(), []);
+  pool.reportFailure(a);
+  assert.deepEqual(pool.unhealthy(), ['a:1']);
+  pool.reportFailure(b, 'refused');
+  assert.deepEqual(pool.unhealthy(), ['a:1', 'b:1']);
+  assert.deepEqual(changes, ['http_web a:1 false', 'http_web b:1 false']);
+  for (let i = 0; i < 5; i++) assert.equal(pool.pick()?.key, 'c:1');
+  registry.stop();
+});
+
+test('a passively failed backend returns after the cool-down, and one more failure takes it out again', () => {
+  let clock = 1000;
+  const changes: string[] = [];
+  const registry = createUpstreamRegistry({ activeChecks: false, now: () => clock, passiveCooldownMs: 5000 });
+  registry.onHealthChange((_id, key, healthy) => changes.push(`${key} ${healthy}`));
+  const pool = registry.sync([entrypoint('web', [['a', 1], ['b', 1]])]).get('http_web');
+  const a = pool?.backends[0];
+  assert.ok(pool && a);
+  pool.reportFailure(a, 'refused');
+  clock += 4999;
+  assert.deepEqual(pool.unhealthy(), ['a:1']);
+  clock += 1;
+  assert.deepEqual(pool.unhealthy(), []);
+  pool.reportFailure(a, 'timeout');
+  assert.deepEqual(pool.unhealthy(), ['a:1']);
+  assert.deepEqual(changes, ['a:1 false', 'a:1 true', 'a:1 false']);
+  registry.stop();
+});
+
+test('active verdicts: setHealthy false excludes, true clears a passive cool-down too', () => {
+  const registry = createUpstreamRegistry(passiveOnly);
+  const pool = registry.sync([entrypoint('web', [['a', 1], ['b', 1]])]).get('http_web');
+  const a = pool?.backends[0];
+  assert.ok(pool && a);
+  pool.setHealthy('a:1', false);
+  pool.reportSuccess(a); // passive success does not override the active verdict
+  assert.deepEqual(pool.unhealthy(), ['a:1']);
+  pool.setHealthy('a:1', true);
+  pool.reportFailure(a, 'refused');
+  assert.deepEqual(pool.unhealthy(), ['a:1']);
+  pool.setHealthy('a:1', true);
+  assert.deepEqual(pool.unhealthy(), []);
+  pool.setHealthy('nope:1', false); // unknown keys are ignored
+  assert.deepEqual(pool.unhealthy(), []);
+  registry.stop();
+});
+
+test('pick: fail open, affinity while healthy, exclusion for retries', () => {
+  const registry = createUpstreamRegistry(passiveOnly);
+  const pool = registry.sync([entrypoint('web', [['a', 1], ['b', 1]])]).get('http_web');
+  assert.ok(pool);
+  for (let i = 0; i < 4; i++) assert.equal(pool.pick('b:1')?.key, 'b:1');
+  pool.setHealthy('b:1', false);
+  assert.equal(pool.pick('b:1')?.key, 'a:1', 'affinity to an unhealthy backend is dropped');
+  pool.setHealthy('a:1', false);
+  const seen = new Set([pool.pick()?.key, pool.pick()?.key]);
+  assert.deepEqual([...seen].sort(), ['a:1', 'b:1'], 'fail open');
+  assert.equal(pool.pick(null, new Set(['a:1']))?.key, 'b:1');
+  assert.equal(pool.pick(null, new Set(['a:1', 'b:1'])), null);
+  registry.stop();
+});
+
+test('listener errors do not break health tracking; removed pools stop', async () => {
+  let probes = 0;
+  const registry = createUpstreamRegistry({
+    probe: async () => {
+      probes++;
+      return false;
+    },
+    random: () => 0,
+  });
+  const seen: string[] = [];
+  registry.onHealthChange(() => {
+    throw new Error('boom');
+  });
+  registry.onHealthChange((_id, key, healthy) => seen.push(`${key} ${healthy}`));
+  const hc: HealthCheckConfig = { type: 'tcp', path: null, interval: 20, timeout: 10, rise: 1, fall: 1 };
+  const pool = registry.sync([entrypoint('web', [['a', 1]], hc)]).get('http_web');
+  await new Promise((r) => setTimeout(r, 60));
+  assert.deepEqual(seen, ['a:1 false']);
+  assert.deepEqual(pool?.unhealthy(), ['a:1']);
+  registry.sync([]);
+  const after = probes;
+  await new Promise((r) => setTimeout(r, 80));
+  assert.equal(probes, after, 'no probes after the pool was removed');
+  registry.stop();
+});
+
+test('Udp entrypoints without a health_check get no active checks', async () => {
+  let probes = 0;
+  const registry = createUpstreamRegistry({ probe: async () => (probes++, false), random: () => 0 });
+  registry.sync([entrypoint('dns', [['a', 53]], null, 'Udp')]);
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(probes, 0);
+  registry.stop();
+});
