@@ -1,0 +1,529 @@
+// The Docker driver: the imperative shell around the pure modules of this folder. Every Docker failure leaves
+// here as a classified RuntimeError whose message carries no environment value or registry password.
+
+import { randomBytes } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Docker from 'dockerode';
+import {
+  RuntimeError,
+  type ExecOptions,
+  type ExecSession,
+  type InstanceSpec,
+  type InstanceStats,
+  type LogLine,
+  type LogQuery,
+  type ObservedInstance,
+  type Runtime,
+  type RuntimeEvent,
+} from '../runtime.js';
+import { classifyDockerFailure, dockerFailureFacts, redactSecrets, type DockerPhase } from './classify.js';
+import {
+  LABEL_DEPLOYMENT,
+  containerCreateOptions,
+  containerName,
+  dockerVolumeName,
+  hostCapacityProblem,
+  namespaceNetworkName,
+  networkLabels,
+  normalizeImageReference,
+  volumeLabels,
+} from './container-config.js';
+import { EventCursor, WATCHED_ACTIONS, eventKey, toRuntimeEvent } from './events.js';
+import { toObservedInstance, dockerTime, type InspectedTimes, type ListedContainer } from './observe.js';
+import { toInstanceStats } from './stats.js';
+import { demultiplex, rawAsStdout, splitLines, splitTimestamp, type StreamChunk } from './streams.js';
+
+export interface DockerRuntimeOptions {
+  /** Unix socket of the Docker daemon. Default: DOCKER_HOST when set, else /var/run/docker.sock. */
+  socketPath?: string;
+  /** Reconnect delays of events(): starts here, doubles up to `eventsMaxBackoffMs`. */
+  eventsInitialBackoffMs?: number;
+  eventsMaxBackoffMs?: number;
+}
+
+interface HostCapacity {
+  memoryBytes: number;
+  cpus: number;
+}
+
+function isStatus(error: unknown, ...codes: number[]): boolean {
+  const status = dockerFailureFacts(error).statusCode;
+  return status !== null && codes.includes(status);
+}
+
+function fail(phase: DockerPhase, what: string, error: unknown, secrets: Iterable<string>): RuntimeError {
+  const facts = dockerFailureFacts(error);
+  const { status, category } = classifyDockerFailure(phase, facts);
+  const detail = facts.statusCode === null ? facts.message : `${facts.message} (HTTP ${facts.statusCode})`;
+  // The raw error is not attached as `cause`: it may echo request data, and causes end up in logs.
+  return new RuntimeError(status, category, redactSecrets(`${what}: ${detail}`, secrets));
+}
+
+function secretsOf(spec: InstanceSpec): string[] {
+  const values = Object.values(spec.env);
+  if (spec.registryAuth !== null) values.push(spec.registryAuth.password);
+  return values;
+}
+
+function asListedContainer(value: unknown): ListedContainer | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const record = value as Record<string, unknown>;
+  if (typeof record['Id'] !== 'string' || typeof record['State'] !== 'string') return null;
+  const labels = typeof record['Labels'] === 'object' && record['Labels'] !== null ? (record['Labels'] as Record<string, string>) : {};
+  const hostConfig = record['HostConfig'] as { NetworkMode?: unknown } | undefined;
+  const networkSettings = record['NetworkSettings'] as { Networks?: unknown } | undefined;
+  const networks = typeof networkSettings?.Networks === 'object' && networkSettings.Networks !== null ? networkSettings.Networks : {};
+  return {
+    Id: record['Id'],
+    Names: Array.isArray(record['Names']) ? record['Names'].filter((n): n is string => typeof n === 'string') : [],
+    ImageID: typeof record['ImageID'] === 'string' ? record['ImageID'] : '',
+    Labels: labels,
+    State: record['State'],
+    Status: typeof record['Status'] === 'string' ? record['Status'] : '',
+    HostConfig: { NetworkMode: typeof hostConfig?.NetworkMode === 'string' ? hostConfig.NetworkMode : '' },
+    NetworkSettings: { Networks: networks as ListedContainer['NetworkSettings']['Networks'] },
+  };
+}
+
+function inspectToListed(info: Docker.ContainerInspectInfo): ListedContainer {
+  return {
+    Id: info.Id,
+    Names: [info.Name],
+    ImageID: info.Image,
+    Labels: info.Config.Labels ?? {},
+    State: info.State.Status,
+    Status: '',
+    HostConfig: { NetworkMode: info.HostConfig.NetworkMode ?? '' },
+    NetworkSettings: { Networks: info.NetworkSettings.Networks ?? {} },
+  };
+}
+
+function inspectTimes(info: Docker.ContainerInspectInfo): InspectedTimes {
+  return { startedAt: dockerTime(info.State.StartedAt), finishedAt: dockerTime(info.State.FinishedAt), exitCode: info.State.ExitCode };
+}
+
+async function* chunksOf(source: NodeJS.ReadableStream | Buffer): AsyncGenerator<Buffer> {
+  if (Buffer.isBuffer(source)) {
+    yield source;
+    return;
+  }
+  for await (const chunk of source as AsyncIterable<Buffer | string>) yield Buffer.from(chunk);
+}
+
+/** Newline-delimited JSON messages (event and pull-progress streams). */
+async function* jsonMessages(source: NodeJS.ReadableStream): AsyncGenerator<unknown> {
+  let rest = '';
+  for await (const chunk of source as AsyncIterable<Buffer | string>) {
+    rest += chunk.toString();
+    const lines = rest.split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      try {
+        yield JSON.parse(line) as unknown;
+      } catch {
+        // A torn or foreign line is skipped rather than ending the stream.
+      }
+    }
+  }
+}
+
+export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime {
+  const docker = options.socketPath !== undefined ? new Docker({ socketPath: options.socketPath }) : new Docker();
+  const initialBackoff = options.eventsInitialBackoffMs ?? 500;
+  const maxBackoff = options.eventsMaxBackoffMs ?? 10_000;
+  const networkInFlight = new Map<string, Promise<string>>();
+  const timesCache = new Map<string, { state: string; times: InspectedTimes }>();
+  let hostCapacity: Promise<HostCapacity> | null = null;
+
+  function capacity(): Promise<HostCapacity> {
+    hostCapacity ??= (docker.info() as Promise<unknown>).then(
+      (info) => {
+        const record = (typeof info === 'object' && info !== null ? info : {}) as Record<string, unknown>;
+        return {
+          memoryBytes: typeof record['MemTotal'] === 'number' ? record['MemTotal'] : Number.MAX_SAFE_INTEGER,
+          cpus: typeof record['NCPU'] === 'number' ? record['NCPU'] : Number.MAX_SAFE_INTEGER,
+        };
+      },
+      (error: unknown) => {
+        hostCapacity = null;
+        throw fail('other', 'reading docker host capacity failed', error, []);
+      },
+    );
+    return hostCapacity;
+  }
+
+  async function imagePresent(reference: string, secrets: string[]): Promise<boolean> {
+    try {
+      await docker.getImage(reference).inspect();
+      return true;
+    } catch (error) {
+      if (isStatus(error, 404)) return false;
+      throw fail('image', `inspecting image ${reference} failed`, error, secrets);
+    }
+  }
+
+  async function pull(reference: string, spec: InstanceSpec, secrets: string[]): Promise<void> {
+    const auth = spec.registryAuth === null ? undefined : { ...spec.registryAuth };
+    try {
+      const progress = auth === undefined ? await docker.createImage({ fromImage: reference }) : await docker.createImage(auth, { fromImage: reference });
+      // Pull failures after the 200 arrive as `{"error": ...}` messages inside the progress stream.
+      for await (const message of jsonMessages(progress)) {
+        if (typeof message === 'object' && message !== null && typeof (message as Record<string, unknown>)['error'] === 'string') {
+          throw new Error((message as Record<string, string>)['error']);
+        }
+      }
+    } catch (error) {
+      throw fail('pull', `pulling image ${reference} failed`, error, secrets);
+    }
+    if (!(await imagePresent(reference, secrets))) {
+      throw new RuntimeError('image_pull_back_off', 'transient', `pulling image ${reference} finished but the image is not present`);
+    }
+  }
+
+  async function ensureImage(spec: InstanceSpec, secrets: string[]): Promise<void> {
+    const reference = normalizeImageReference(spec.image);
+    if (spec.imagePullPolicy === 'Always') return pull(reference, spec, secrets);
+    if (await imagePresent(reference, secrets)) return;
+    if (spec.imagePullPolicy === 'Never') {
+      throw new RuntimeError('image_pull_back_off', 'user', `image ${reference} is not present and image_pull_policy is Never`);
+    }
+    return pull(reference, spec, secrets);
+  }
+
+  /** Networks named exactly `name` (Docker's name filter also matches substrings), oldest first. */
+  async function networksNamed(name: string): Promise<Docker.NetworkInspectInfo[]> {
+    const found = await docker.listNetworks({ filters: { name: [name] } });
+    return found
+      .filter((n) => n.Name === name)
+      .sort((a, b) => (a.Created === b.Created ? a.Id.localeCompare(b.Id) : a.Created.localeCompare(b.Created)));
+  }
+
+  /**
+   * The namespace network, created on first use. Two creators racing (in this process or another) converge:
+   * in-process callers share one promise; across processes everyone keeps the oldest network of that name and
+   * removes the duplicate it created itself. Returns the name, or the id while duplicates still exist.
+   */
+  async function createOrFindNetwork(namespace: string): Promise<string> {
+    const name = namespaceNetworkName(namespace);
+    try {
+      const existing = await networksNamed(name);
+      if (existing.length === 1) return name;
+      if (existing.length > 1) return existing[0]?.Id ?? name;
+      let createdId: string | null = null;
+      try {
+        const created = await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: networkLabels(namespace) });
+        createdId = created.id;
+      } catch (error) {
+        if (!isStatus(error, 409)) throw error;
+      }
+      const after = await networksNamed(name);
+      const keep = after[0];
+      if (keep === undefined) throw new Error(`network ${name} vanished right after creation`);
+      if (createdId !== null && keep.Id !== createdId) {
+        await docker.getNetwork(createdId).remove().catch(() => undefined);
+        return keep.Id;
+      }
+      return after.length > 1 ? keep.Id : name;
+    } catch (error) {
+      throw fail('network', `creating network ${name} failed`, error, []);
+    }
+  }
+
+  function ensureNetwork(namespace: string): Promise<string> {
+    const inFlight = networkInFlight.get(namespace);
+    if (inFlight !== undefined) return inFlight;
+    const attempt = createOrFindNetwork(namespace).finally(() => networkInFlight.delete(namespace));
+    networkInFlight.set(namespace, attempt);
+    return attempt;
+  }
+
+  async function ensureVolumes(spec: InstanceSpec, secrets: string[]): Promise<void> {
+    for (const mount of spec.mounts) {
+      if (mount.type !== 'volume') continue;
+      const name = dockerVolumeName(spec.namespace, mount.source);
+      try {
+        // Idempotent in dockerd: an existing volume of the same driver is returned unchanged.
+        await docker.createVolume({ Name: name, Driver: mount.driver, Labels: volumeLabels(spec.namespace, spec.deploymentId) });
+      } catch (error) {
+        throw fail('volume', `creating volume ${name} failed`, error, secrets);
+      }
+    }
+  }
+
+  async function observe(id: string): Promise<ObservedInstance> {
+    const info = await docker.getContainer(id).inspect();
+    const times = inspectTimes(info);
+    timesCache.set(info.Id, { state: info.State.Status, times });
+    return toObservedInstance(inspectToListed(info), times);
+  }
+
+  async function removeQuietly(id: string): Promise<void> {
+    await docker
+      .getContainer(id)
+      .remove({ force: true, v: true })
+      .catch(() => undefined);
+  }
+
+  const runtime: Runtime = {
+    name: 'docker',
+
+    async list(): Promise<ObservedInstance[]> {
+      let raw: unknown[];
+      try {
+        raw = await docker.listContainers({ all: true, filters: { label: [LABEL_DEPLOYMENT] } });
+      } catch (error) {
+        throw fail('other', 'listing containers failed', error, []);
+      }
+      const containers = raw.map(asListedContainer).filter((c): c is ListedContainer => c !== null);
+      const present = new Set(containers.map((c) => c.Id));
+      for (const id of timesCache.keys()) if (!present.has(id)) timesCache.delete(id);
+      return Promise.all(
+        containers.map(async (container) => {
+          const cached = timesCache.get(container.Id);
+          if (cached !== undefined && cached.state === container.State) return toObservedInstance(container, cached.times);
+          try {
+            const info = await docker.getContainer(container.Id).inspect();
+            const times = inspectTimes(info);
+            timesCache.set(container.Id, { state: info.State.Status, times });
+            return toObservedInstance(container, times);
+          } catch {
+            // Removed between the list and the inspect: report what the list saw.
+            return toObservedInstance(container, null);
+          }
+        }),
+      );
+    },
+
+    async create(spec: InstanceSpec): Promise<ObservedInstance> {
+      const secrets = secretsOf(spec);
+      const what = `${spec.namespace}/${spec.name}`;
+      await ensureImage(spec, secrets);
+      const problem = hostCapacityProblem(spec.resources, await capacity());
+      if (problem !== null) throw new RuntimeError('insufficient_resources', 'user', `${what}: ${problem}`);
+      const networkRef = spec.networkMode === 'bridge' ? await ensureNetwork(spec.namespace) : 'host';
+      await ensureVolumes(spec, secrets);
+
+      let container: Docker.Container | null = null;
+      for (let attempt = 0; container === null; attempt += 1) {
+        const name = containerName(spec.namespace, spec.name, randomBytes(4).toString('hex'));
+        try {
+          container = await docker.createContainer(containerCreateOptions(spec, name, networkRef));
+        } catch (error) {
+          // A random-suffix collision is retried once; any other rejection is the spec's fault or the host's.
+          if (attempt === 0 && isStatus(error, 409) && /already in use/i.test(dockerFailureFacts(error).message)) continue;
+          throw fail('create', `creating container for ${what} failed`, error, secrets);
+        }
+      }
+      try {
+        await container.start();
+      } catch (error) {
+        await removeQuietly(container.id);
+        throw fail('start', `starting container for ${what} failed`, error, secrets);
+      }
+      try {
+        return await observe(container.id);
+      } catch (error) {
+        throw fail('other', `inspecting new container for ${what} failed`, error, secrets);
+      }
+    },
+
+    async remove(instanceId: string, graceSeconds: number): Promise<void> {
+      const container = docker.getContainer(instanceId);
+      try {
+        await container.stop({ t: Math.max(0, Math.floor(graceSeconds)) });
+      } catch (error) {
+        // 304: already stopped; 404: already gone. Anything else still ends in the forced remove below.
+        if (!isStatus(error, 304, 404, 409, 500)) throw fail('other', `stopping container ${instanceId} failed`, error, []);
+      }
+      try {
+        await container.remove({ force: true, v: true });
+      } catch (error) {
+        if (isStatus(error, 404)) return;
+        if (isStatus(error, 409) && /already in progress/i.test(dockerFailureFacts(error).message)) return;
+        throw fail('other', `removing container ${instanceId} failed`, error, []);
+      } finally {
+        timesCache.delete(instanceId);
+      }
+    },
+
+    logs(instance: ObservedInstance, query: LogQuery, signal: AbortSignal): AsyncIterable<LogLine> {
+      return (async function* (): AsyncGenerator<LogLine> {
+        if (signal.aborted) return;
+        const container = docker.getContainer(instance.id);
+        let source: NodeJS.ReadableStream | Buffer;
+        let tty: boolean;
+        try {
+          tty = (await container.inspect()).Config.Tty;
+          // A negative tail means every line (Docker's `tail=all`, its default when the parameter is absent).
+          const common: Docker.ContainerLogsOptions = { stdout: true, stderr: true, timestamps: true, since: query.since ?? 0 };
+          if (query.tail >= 0) common.tail = Math.floor(query.tail);
+          source = query.follow ? await container.logs({ ...common, follow: true }) : await container.logs({ ...common, follow: false });
+        } catch (error) {
+          throw fail('other', `reading logs of ${instance.name} failed`, error, []);
+        }
+        const stream = Buffer.isBuffer(source) ? null : source;
+        const stop = (): void => {
+          if (stream !== null && 'destroy' in stream && typeof stream.destroy === 'function') stream.destroy();
+        };
+        signal.addEventListener('abort', stop, { once: true });
+        try {
+          const chunks: AsyncIterable<StreamChunk> = tty ? rawAsStdout(chunksOf(source)) : demultiplex(chunksOf(source));
+          for await (const { stream: name, line } of splitLines(chunks)) {
+            if (signal.aborted) return;
+            const { timestamp, message } = splitTimestamp(line);
+            yield { instance: instance.name, stream: name, timestamp, message };
+          }
+        } catch (error) {
+          if (signal.aborted) return;
+          throw fail('other', `reading logs of ${instance.name} failed`, error, []);
+        } finally {
+          signal.removeEventListener('abort', stop);
+          stop();
+        }
+      })();
+    },
+
+    async stats(instance: ObservedInstance): Promise<InstanceStats> {
+      try {
+        const body: unknown = await docker.getContainer(instance.id).stats({ stream: false });
+        return toInstanceStats(body);
+      } catch (error) {
+        throw fail('other', `reading stats of ${instance.name} failed`, error, []);
+      }
+    },
+
+    async exec(instance: ObservedInstance, execOptions: ExecOptions): Promise<ExecSession> {
+      let exec: Docker.Exec;
+      let socket: Duplex;
+      try {
+        exec = await docker.getContainer(instance.id).exec({
+          Cmd: execOptions.command,
+          AttachStdin: true,
+          AttachStdout: true,
+          AttachStderr: true,
+          Tty: execOptions.tty,
+        });
+        socket = await exec.start({ hijack: true, stdin: true, Tty: execOptions.tty });
+      } catch (error) {
+        throw fail('other', `exec in ${instance.name} failed`, error, []);
+      }
+      const started = exec;
+      if (execOptions.tty && execOptions.cols !== undefined && execOptions.rows !== undefined) {
+        await started.resize({ w: execOptions.cols, h: execOptions.rows }).catch(() => undefined);
+      }
+      let outputDone!: () => void;
+      const ended = new Promise<void>((resolve) => {
+        outputDone = resolve;
+      });
+      socket.once('close', () => outputDone());
+      socket.once('end', () => outputDone());
+      socket.once('error', () => outputDone());
+      const raw = execOptions.tty ? rawAsStdout(socket) : demultiplex(socket);
+      const output = (async function* (): AsyncGenerator<{ stream: 'stdout' | 'stderr'; data: Buffer }> {
+        try {
+          yield* raw;
+        } catch {
+          // The connection was closed under us (close() or a daemon restart): the output simply ends.
+        } finally {
+          outputDone();
+        }
+      })();
+      return {
+        stdin: socket,
+        output,
+        async resize(cols: number, rows: number): Promise<void> {
+          try {
+            await started.resize({ w: cols, h: rows });
+          } catch (error) {
+            throw fail('other', `resizing exec in ${instance.name} failed`, error, []);
+          }
+        },
+        async exitCode(): Promise<number | null> {
+          await ended;
+          // The output can end a moment before dockerd records the exit code.
+          for (let attempt = 0; attempt < 20; attempt += 1) {
+            try {
+              const info = await started.inspect();
+              if (!info.Running) return typeof info.ExitCode === 'number' ? info.ExitCode : null;
+            } catch {
+              return null;
+            }
+            await sleep(50);
+          }
+          return null;
+        },
+        close(): void {
+          socket.destroy();
+        },
+      };
+    },
+
+    async probeCommand(instance: ObservedInstance, command: string[], timeoutMs: number): Promise<boolean> {
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), timeoutMs);
+      try {
+        const exec = await docker.getContainer(instance.id).exec({ Cmd: command, AttachStdout: false, AttachStderr: false, abortSignal: abort.signal });
+        // Detached start returns once the process is running; the spec's command check stops there.
+        await exec.start({ Detach: true, abortSignal: abort.signal });
+        return true;
+      } catch {
+        return false;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+
+    events(signal: AbortSignal): AsyncIterable<RuntimeEvent> {
+      return (async function* (): AsyncGenerator<RuntimeEvent> {
+        const cursor = new EventCursor(BigInt(Date.now()) * 1_000_000n);
+        let backoff = initialBackoff;
+        while (!signal.aborted) {
+          let stream: NodeJS.ReadableStream | null = null;
+          const stop = (): void => {
+            const s = stream as (NodeJS.ReadableStream & { destroy?: () => void }) | null;
+            s?.destroy?.();
+          };
+          signal.addEventListener('abort', stop, { once: true });
+          try {
+            stream = await docker.getEvents({
+              since: cursor.sinceSeconds(),
+              filters: { type: ['container'], label: [LABEL_DEPLOYMENT], event: [...WATCHED_ACTIONS] },
+            });
+            if (signal.aborted) return;
+            backoff = initialBackoff;
+            for await (const message of jsonMessages(stream)) {
+              const key = eventKey(message);
+              if (key !== null && !cursor.accept(key)) continue;
+              const event = toRuntimeEvent(message);
+              if (event !== null) yield event;
+            }
+          } catch {
+            // The daemon went away or restarted: reconnect below.
+          } finally {
+            signal.removeEventListener('abort', stop);
+            stop();
+          }
+          if (signal.aborted) return;
+          try {
+            await sleep(backoff, undefined, { signal });
+          } catch {
+            return;
+          }
+          backoff = Math.min(backoff * 2, maxBackoff);
+        }
+      })();
+    },
+
+    async ping(): Promise<boolean> {
+      try {
+        await docker.ping();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+  return runtime;
+}
