@@ -2,6 +2,8 @@
 // holding only the static busybox, a link for every applet, and minimal /etc/passwd and /etc/group.
 // Idempotent (does nothing when the image exists) and safe when several test processes call it at once:
 // the build runs under flock(1) on a host-wide lock file and re-checks inside the lock.
+// Known quirk of the static Debian busybox: `wget` segfaults (static glibc); use `nc` for HTTP
+// (`printf 'GET / HTTP/1.0\r\n\r\n' | nc -w 2 host port`). Name resolution via `nc`, `ping`, `nslookup` works.
 //
 //   import { ensureBusyboxImage, BUSYBOX_IMAGE } from '../support/busybox-image.js';
 //   before(async () => { await ensureBusyboxImage(); });
