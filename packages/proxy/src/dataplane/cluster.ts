@@ -1,0 +1,154 @@
+// `workers` > 1: the primary forks worker processes that share the listening sockets (node:cluster) and serve
+// traffic; the primary binds nothing itself. It owns the upstream registry that runs the active health checks
+// and pushes every verdict to the workers (setHealthy), pushes each entrypoint set, and aggregates metrics.
+import cluster, { type Worker } from 'node:cluster';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AggregatorRegistry } from 'prom-client';
+import type { Entrypoint } from '../model/entrypoint.js';
+import type { DataPlaneOptions } from '../model/dataplane-contract.js';
+import type { UpstreamRegistry } from '../upstream/contract.js';
+import { createUpstreamRegistry } from '../upstream/registry.js';
+import { asFromWorker, type FromWorker, type HealthEntry, type ToWorker } from './cluster-protocol.js';
+import type { BoundAddresses } from './local.js';
+import { DataPlaneMetrics } from './metrics.js';
+
+const START_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 10_000;
+const METRICS_TIMEOUT_MS = 2_000;
+const RESPAWN_DELAY_MS = 1_000;
+
+export class ClusterDataPlane {
+  private readonly registry: UpstreamRegistry = createUpstreamRegistry({ activeChecks: true });
+  private readonly own = new DataPlaneMetrics();
+  private entrypoints: Entrypoint[] = [];
+  private readonly health = new Map<string, HealthEntry>();
+  private workers = new Set<Worker>();
+  private stopping = false;
+  private bound: BoundAddresses = { http: null, tcp: {} };
+  private seq = 0;
+  private readonly pendingMetrics = new Map<number, { data: object[][]; left: number; done: () => void }>();
+
+  constructor(private readonly options: DataPlaneOptions) {
+    this.registry.onHealthChange((id, key, healthy) => {
+      this.health.set(`${id} ${key}`, [id, key, healthy]);
+      this.own.backendUp.labels(id, key).set(healthy ? 1 : 0);
+      this.broadcast({ t: 'svc-proxy:health', health: [[id, key, healthy]] });
+    });
+  }
+
+  private broadcast(msg: ToWorker): void {
+    for (const w of this.workers) if (w.isConnected()) w.send(msg);
+  }
+
+  private fork(): Worker {
+    const self = fileURLToPath(import.meta.url);
+    cluster.setupPrimary({ exec: self.replace(/cluster(\.[cm]?[jt]s)$/, `worker${extname(self)}`), args: [], silent: false });
+    const worker = cluster.fork();
+    this.workers.add(worker);
+    worker.on('message', (raw: unknown) => this.onMessage(worker, asFromWorker(raw)));
+    worker.on('exit', () => {
+      this.workers.delete(worker);
+      if (!this.stopping) setTimeout(() => this.respawn(), RESPAWN_DELAY_MS).unref();
+    });
+    worker.send({ t: 'svc-proxy:init', options: this.options, entrypoints: this.entrypoints, health: [...this.health.values()] } satisfies ToWorker);
+    return worker;
+  }
+
+  private respawn(): void {
+    if (this.stopping) return;
+    this.fork();
+  }
+
+  private onMessage(_worker: Worker, msg: FromWorker | null): void {
+    if (msg === null || msg.t !== 'svc-proxy:metrics') return;
+    const pending = this.pendingMetrics.get(msg.seq);
+    if (pending === undefined) return;
+    pending.data.push(msg.data);
+    if (--pending.left === 0) pending.done();
+  }
+
+  async start(): Promise<void> {
+    const count = this.options.workers;
+    const ready = Array.from({ length: count }, () => {
+      const worker = this.fork();
+      return new Promise<BoundAddresses>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('data-plane worker did not start in time')), START_TIMEOUT_MS);
+        worker.on('message', (raw: unknown) => {
+          const msg = asFromWorker(raw);
+          if (msg?.t === 'svc-proxy:ready') {
+            clearTimeout(timer);
+            resolve(msg.addresses);
+          } else if (msg?.t === 'svc-proxy:failed') {
+            clearTimeout(timer);
+            reject(new Error(msg.message));
+          }
+        });
+        worker.once('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`data-plane worker exited with code ${code}`));
+        });
+      });
+    });
+    try {
+      const addresses = await Promise.all(ready);
+      this.bound = addresses[0] ?? this.bound;
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  update(entrypoints: readonly Entrypoint[]): void {
+    this.entrypoints = [...entrypoints];
+    const pools = this.registry.sync(this.entrypoints);
+    for (const [k, [id]] of this.health) if (!pools.has(id)) this.health.delete(k);
+    this.own.reloads.inc();
+    this.broadcast({ t: 'svc-proxy:update', entrypoints: this.entrypoints });
+  }
+
+  unhealthyBackends(entrypointId: string): string[] {
+    return this.registry.get(entrypointId)?.unhealthy() ?? [];
+  }
+
+  /** The primary's series (reloads, backend health) plus every worker's, summed. */
+  async metrics(): Promise<string> {
+    const seq = ++this.seq;
+    const live = [...this.workers].filter((w) => w.isConnected());
+    const data: object[][] = [];
+    await new Promise<void>((resolve) => {
+      if (live.length === 0) return resolve();
+      const timer = setTimeout(resolve, METRICS_TIMEOUT_MS);
+      this.pendingMetrics.set(seq, { data, left: live.length, done: () => { clearTimeout(timer); resolve(); } });
+      for (const w of live) w.send({ t: 'svc-proxy:metrics', seq } satisfies ToWorker);
+    });
+    this.pendingMetrics.delete(seq);
+    data.push(await this.own.registry.getMetricsAsJSON());
+    return AggregatorRegistry.aggregate(data).metrics();
+  }
+
+  addresses(): BoundAddresses {
+    return this.bound;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const exits = [...this.workers].map(
+      (w) =>
+        new Promise<void>((resolve) => {
+          if (w.isDead()) return resolve();
+          const timer = setTimeout(() => {
+            w.process.kill('SIGKILL');
+          }, STOP_TIMEOUT_MS);
+          w.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          if (w.isConnected()) w.send({ t: 'svc-proxy:stop' } satisfies ToWorker);
+          else w.process.kill('SIGTERM');
+        }),
+    );
+    await Promise.all(exits);
+    this.registry.stop();
+  }
+}

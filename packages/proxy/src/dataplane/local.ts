@@ -1,0 +1,166 @@
+// The data plane of one process: HTTP server, TCP/UDP listeners, route table, upstream pools and metrics.
+// Used directly when `workers` <= 1, and inside each worker process otherwise.
+import http from 'node:http';
+import https from 'node:https';
+import type { Entrypoint } from '../model/entrypoint.js';
+import type { DataPlane, DataPlaneOptions } from '../model/dataplane-contract.js';
+import type { UpstreamPool, UpstreamRegistry } from '../upstream/contract.js';
+import { parseListenAddress } from '../upstream/address.js';
+import { compileRouteTable, type RouteTable } from '../routing/table.js';
+import { TrustedProxies } from './context.js';
+import { HttpProxy } from './http.js';
+import { DataPlaneMetrics } from './metrics.js';
+import { compileRoutes, type CompiledRoute } from './routes.js';
+import type { RateLimitState } from './middlewares/rate-limit.js';
+import { findListenerEntrypoint, startTcpListener, type TcpListenerHandle } from './tcp.js';
+
+export interface BoundAddresses {
+  http: { address: string; port: number } | null;
+  tcp: Record<string, { address: string; port: number }>;
+}
+
+/** Grace period for requests in flight when the data plane stops. */
+const STOP_DRAIN_MS = 5_000;
+
+export class LocalDataPlane implements DataPlane {
+  readonly metricsSet = new DataPlaneMetrics();
+  private readonly trusted: TrustedProxies;
+  private readonly agents = {
+    http: new http.Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' }),
+    https: new https.Agent({ keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo' }),
+  };
+  private table: RouteTable<CompiledRoute> = compileRouteTable<CompiledRoute>([], () => {
+    throw new Error('unreachable');
+  });
+  private limits = new Map<string, { key: string; state: RateLimitState }>();
+  /** Pool per TCP listener name, swapped with the route table. */
+  private tcpPools = new Map<string, UpstreamPool>();
+  private readonly httpProxy: HttpProxy | null;
+  private tcpHandles: TcpListenerHandle[] = [];
+  private started = false;
+
+  constructor(
+    private readonly options: DataPlaneOptions,
+    private readonly registry: UpstreamRegistry,
+    /** Workers leave the backend-health gauge to the primary, which runs the active checks. */
+    private readonly reportsHealth: boolean,
+  ) {
+    this.trusted = new TrustedProxies(options.trusted_proxies);
+    this.httpProxy =
+      options.listeners.http === null
+        ? null
+        : new HttpProxy({
+            scheme: 'http',
+            trusted: this.trusted,
+            agent: this.agents.http,
+            metrics: this.metricsSet,
+            table: () => this.table,
+          });
+    if (reportsHealth) {
+      registry.onHealthChange((id, key, healthy) => this.metricsSet.backendUp.labels(id, key).set(healthy ? 1 : 0));
+    }
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    const l = this.options.listeners;
+    try {
+      if (this.httpProxy !== null && l.http !== null) await listen(this.httpProxy.server, l.http.listen_address);
+      for (const tcp of l.tcp) {
+        this.tcpHandles.push(await startTcpListener(tcp, () => this.tcpPools.get(tcp.name)));
+      }
+      // UDP forwarding is not wired in yet (spec: "Udp is parsed but not yet wired in").
+    } catch (err) {
+      await this.closeListeners(0);
+      throw err;
+    }
+    this.started = true;
+  }
+
+  update(entrypoints: readonly Entrypoint[]): void {
+    const pools = this.registry.sync(entrypoints);
+    const compiled = compileRoutes(entrypoints, {
+      pools,
+      trusted: this.trusted,
+      agents: this.agents,
+      metrics: this.metricsSet,
+      previousLimits: this.limits,
+    });
+    const tcpPools = new Map<string, UpstreamPool>();
+    for (const tcp of this.options.listeners.tcp) {
+      const ep = findListenerEntrypoint(entrypoints, 'Tcp', tcp.name);
+      const pool = ep === undefined ? undefined : pools.get(ep.id);
+      if (pool !== undefined) tcpPools.set(tcp.name, pool);
+    }
+    // The swap: requests already routed keep the route objects they hold.
+    this.table = compiled.table;
+    this.limits = compiled.limits;
+    this.tcpPools = tcpPools;
+    this.metricsSet.reloads.inc();
+    if (this.reportsHealth) {
+      this.metricsSet.backendUp.reset();
+      for (const [id, pool] of pools) {
+        const down = new Set(pool.unhealthy());
+        for (const b of pool.backends) this.metricsSet.backendUp.labels(id, b.key).set(down.has(b.key) ? 0 : 1);
+      }
+    }
+  }
+
+  setHealthy(entrypointId: string, key: string, healthy: boolean): void {
+    this.registry.get(entrypointId)?.setHealthy(key, healthy);
+  }
+
+  unhealthyBackends(entrypointId: string): string[] {
+    return this.registry.get(entrypointId)?.unhealthy() ?? [];
+  }
+
+  metrics(): Promise<string> {
+    return this.metricsSet.registry.metrics();
+  }
+
+  addresses(): BoundAddresses {
+    const bound = this.httpProxy?.server.address();
+    const tcp: BoundAddresses['tcp'] = {};
+    for (const h of this.tcpHandles) tcp[h.name] = h.address();
+    return {
+      http: bound !== undefined && bound !== null && typeof bound !== 'string' ? { address: bound.address, port: bound.port } : null,
+      tcp,
+    };
+  }
+
+  private async closeListeners(drainMs: number): Promise<void> {
+    const waits: Promise<unknown>[] = this.tcpHandles.map((h) => h.close(drainMs));
+    this.tcpHandles = [];
+    const server = this.httpProxy?.server;
+    if (server !== undefined && server.listening) {
+      waits.push(new Promise<void>((resolve) => server.close(() => resolve())));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), drainMs);
+      await Promise.all(waits);
+      clearTimeout(timer);
+      return;
+    }
+    await Promise.all(waits);
+  }
+
+  async stop(): Promise<void> {
+    await this.closeListeners(STOP_DRAIN_MS);
+    this.registry.stop();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+    this.started = false;
+  }
+}
+
+function listen(server: HttpProxy['server'], listenAddress: string): Promise<void> {
+  const parsed = parseListenAddress(listenAddress);
+  if (parsed === null) return Promise.reject(new Error(`http listener: invalid listen_address "${listenAddress}"`));
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error): void => reject(new Error(`http listener: cannot listen on ${listenAddress}: ${err.message}`));
+    server.once('error', onError);
+    server.listen({ host: parsed.host, port: parsed.port, backlog: 4096 }, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}

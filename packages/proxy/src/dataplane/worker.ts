@@ -1,0 +1,55 @@
+// Entry of a data-plane worker process (node:cluster). Serves traffic on the listening sockets shared by the
+// cluster; active health checks run in the primary, which pushes its verdicts here.
+import { createUpstreamRegistry } from '../upstream/registry.js';
+import { asToWorker, type FromWorker } from './cluster-protocol.js';
+import { LocalDataPlane } from './local.js';
+
+let plane: LocalDataPlane | null = null;
+
+function send(message: FromWorker): void {
+  process.send?.(message);
+}
+
+process.on('message', (raw: unknown) => {
+  const msg = asToWorker(raw);
+  if (msg === null) return;
+  switch (msg.t) {
+    case 'svc-proxy:init': {
+      if (plane !== null) return;
+      const local = new LocalDataPlane(msg.options, createUpstreamRegistry({ activeChecks: false }), false);
+      plane = local;
+      local.update(msg.entrypoints);
+      for (const [id, key, healthy] of msg.health) local.setHealthy(id, key, healthy);
+      local.start().then(
+        () => send({ t: 'svc-proxy:ready', addresses: local.addresses() }),
+        (err: Error) => send({ t: 'svc-proxy:failed', message: err.message }),
+      );
+      return;
+    }
+    case 'svc-proxy:update':
+      plane?.update(msg.entrypoints);
+      return;
+    case 'svc-proxy:health':
+      for (const [id, key, healthy] of msg.health) plane?.setHealthy(id, key, healthy);
+      return;
+    case 'svc-proxy:metrics': {
+      const seq = msg.seq;
+      (plane?.metricsSet.registry.getMetricsAsJSON() ?? Promise.resolve([])).then(
+        (data) => send({ t: 'svc-proxy:metrics', seq, data }),
+        () => send({ t: 'svc-proxy:metrics', seq, data: [] }),
+      );
+      return;
+    }
+    case 'svc-proxy:stop': {
+      const done = (): void => {
+        send({ t: 'svc-proxy:stopped' });
+        process.disconnect?.();
+        setTimeout(() => process.exit(0), 100).unref();
+      };
+      (plane?.stop() ?? Promise.resolve()).then(done, done);
+      return;
+    }
+  }
+});
+// The primary going away means this worker has no one to take orders from.
+process.on('disconnect', () => process.exit(0));
