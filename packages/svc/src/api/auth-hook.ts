@@ -1,7 +1,68 @@
-import type { FastifyInstance } from 'fastify';
-import type { ApiDeps } from './context.js';
+// Authentication and authorisation for every route (spec "Authentication" 5-7), deny by default:
+//   - `config.auth = { public: true }` skips authentication;
+//   - every other route needs a valid bearer token (401 otherwise);
+//   - a route that declares no `auth` is refused to every token (403), so a forgotten mapping fails closed;
+//   - `{ scope }` routes need that scope or `admin` (403 otherwise); `{ authenticated: true }` routes need none.
+// Runs in onRequest, before the body is read, so unauthenticated callers cannot make the server parse bodies.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { hasScope, type ApiDeps, type Principal } from './context.js';
+import { forbidden, unauthorized } from './problem.js';
+import { createTokenStore, decodeNamespaces, decodeScopes, type TokenStore } from '../store/tokens.js';
+import { hashToken, isWellFormedToken } from '../crypto/token.js';
 
-/** Authenticates every request and enforces each route's `config.auth` (deny by default). */
-export function registerAuthHook(_app: FastifyInstance, _deps: ApiDeps): void {
-  // Not implemented yet.
+/** last_used_at is written at most this often per token, so reads do not each cost a write. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+const MAX_AUTHORIZATION_LENGTH = 512;
+
+/** The bearer token of a request, or null when the header is absent or not a Bearer credential. */
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string' || header.length > MAX_AUTHORIZATION_LENGTH) return null;
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  return match ? (match[1] ?? null) : null;
+}
+
+export interface Authenticator {
+  /** The principal of a presented token, or null when it is malformed, unknown, revoked or expired. */
+  authenticate(token: string): Principal | null;
+}
+
+export function createAuthenticator(tokens: TokenStore, now: () => Date): Authenticator {
+  return {
+    authenticate(token) {
+      if (!isWellFormedToken(token)) return null;
+      const row = tokens.byHash(hashToken(token));
+      if (!row || row.revoked_at !== null) return null;
+      const at = now();
+      if (row.expire_at !== null && Date.parse(row.expire_at) <= at.getTime()) return null;
+      if (row.last_used_at === null || at.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) {
+        tokens.touch(row.id, at);
+      }
+      return {
+        tokenId: row.id,
+        userId: row.user_id,
+        username: row.username,
+        kind: row.kind,
+        scopes: decodeScopes(row.scopes),
+        namespaces: decodeNamespaces(row.namespaces),
+      };
+    },
+  };
+}
+
+export function registerAuthHook(app: FastifyInstance, deps: ApiDeps): void {
+  const authenticator = createAuthenticator(createTokenStore(deps.db), deps.now);
+  app.addHook('onRequest', async (request) => {
+    // Unknown paths go to the not-found handler: a 404 reveals nothing a 401 would hide.
+    if (request.is404) return;
+    const auth = request.routeOptions.config.auth;
+    if (auth !== undefined && 'public' in auth) return;
+    const token = bearerToken(request);
+    if (token === null) throw unauthorized();
+    const principal = authenticator.authenticate(token);
+    if (!principal) throw unauthorized();
+    request.principal = principal;
+    if (auth === undefined) throw forbidden('this route has no scope mapping and is not reachable with a token');
+    if ('scope' in auth && !hasScope(principal, auth.scope)) throw forbidden(`token lacks the '${auth.scope}' scope`);
+  });
 }

@@ -5,6 +5,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Db } from '../store/db.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { SvcConfig } from '../config/config-file.js';
+import type { StreamTickets } from './stream-tickets.js';
+import type { MetricsRegistry } from '../metrics/registry.js';
 import { ApiProblem, forbidden, unauthorized } from './problem.js';
 
 export const SCOPES = [
@@ -30,8 +32,11 @@ export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
 
-/** `public` routes skip authentication; every other route names the one scope it needs. */
-export type RouteAuth = { public: true } | { scope: Scope };
+/**
+ * `public` routes skip authentication; `authenticated` routes accept any valid token whatever its scopes (only
+ * `GET /users/me` and `POST /logout`-like self-service routes); every other route names the one scope it needs.
+ */
+export type RouteAuth = { public: true } | { authenticated: true } | { scope: Scope };
 
 export interface Principal {
   tokenId: string;
@@ -56,8 +61,13 @@ declare module 'fastify' {
 export interface ApiDeps {
   db: Db;
   secretBox: SecretBox;
+  /** Effective settings: `config.scheduler.interval` already has SVC_SCHEDULER_INTERVAL applied. */
   config: SvcConfig;
   now: () => Date;
+  /** Single-use tickets for browser streams (logs SSE, exec WebSocket): `consume()` in those routes. */
+  streamTickets: StreamTickets;
+  /** /metrics sources: the inventory is built in; per-deployment series are added with `addSource()`. */
+  metrics: MetricsRegistry;
 }
 
 export function principalOf(request: FastifyRequest): Principal {

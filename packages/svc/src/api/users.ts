@@ -1,6 +1,82 @@
+// Users (spec "Users"). Scopes: users:read for GET /users, users:write for changes; GET /users/me needs only a
+// valid token. A user cannot delete themselves (which also keeps at least one user), so an installation can
+// never lock itself out.
 import type { FastifyInstance } from 'fastify';
-import type { ApiDeps } from './context.js';
+import { principalOf, type ApiDeps } from './context.js';
+import { parseBody } from './body.js';
+import { ApiProblem, conflict, notFound, validationFailed } from './problem.js';
+import { SMALL_BODY_LIMIT_BYTES } from './session.js';
+import { createUserStore, type UserRow } from '../store/users.js';
+import { validateUserChanges } from '../domain/user.js';
+import { hashPassword } from '../crypto/password.js';
 
-export function registerUserRoutes(_app: FastifyInstance, _deps: ApiDeps): void {
-  // Not implemented yet.
+const listEntry = (user: UserRow) => ({ id: user.id, username: user.username, created_at: user.created_at });
+const fullRecord = (user: UserRow) => ({
+  id: user.id,
+  username: user.username,
+  created_at: user.created_at,
+  updated_at: user.updated_at,
+  status: user.status,
+  login_at: user.login_at,
+});
+
+const idParams = {
+  type: 'object',
+  properties: { id: { type: 'string', maxLength: 64 } },
+  required: ['id'],
+} as const;
+
+export function registerUserRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  const users = createUserStore(deps.db);
+
+  app.get('/users', { config: { auth: { scope: 'users:read' } } }, async () => users.list().map(listEntry));
+
+  app.post('/users', { config: { auth: { scope: 'users:write' } }, bodyLimit: SMALL_BODY_LIMIT_BYTES }, async (request, reply) => {
+    const body = parseBody(request.body, { username: { type: 'string', required: true }, password: { type: 'string', required: true } });
+    const violations = validateUserChanges(body);
+    if (violations.length > 0) throw validationFailed(violations);
+    if (users.byUsername(body.username)) throw conflict('user', body.username);
+    const created = users.insert(body.username, await hashPassword(body.password), deps.now());
+    if (!created) throw conflict('user', body.username);
+    return reply.code(201).send(listEntry(created));
+  });
+
+  app.get('/users/me', { config: { auth: { authenticated: true } } }, async (request) => {
+    const user = users.get(principalOf(request).userId);
+    if (!user) throw notFound('user', principalOf(request).username);
+    return fullRecord(user);
+  });
+
+  app.put<{ Params: { id: string } }>(
+    '/users/:id',
+    { config: { auth: { scope: 'users:write' } }, bodyLimit: SMALL_BODY_LIMIT_BYTES, schema: { params: idParams } },
+    async (request) => {
+      const body = parseBody(request.body, { username: { type: 'string' }, password: { type: 'string' } }, { allowEmpty: true });
+      const violations = validateUserChanges(body);
+      if (violations.length > 0) throw validationFailed(violations);
+      if (!users.get(request.params.id)) throw notFound('user', request.params.id);
+      const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
+      const updated = users.update(
+        request.params.id,
+        { ...(body.username === undefined ? {} : { username: body.username }), ...(passwordHash === undefined ? {} : { passwordHash }) },
+        deps.now(),
+      );
+      if (updated === undefined) throw notFound('user', request.params.id);
+      if (updated === 'conflict') throw conflict('user', body.username ?? '');
+      return fullRecord(updated);
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/users/:id',
+    { config: { auth: { scope: 'users:write' } }, schema: { params: idParams } },
+    async (request, reply) => {
+      const target = users.get(request.params.id);
+      if (!target) throw notFound('user', request.params.id);
+      if (target.id === principalOf(request).userId) throw new ApiProblem(409, 'you cannot delete your own user');
+      if (users.count() <= 1) throw new ApiProblem(409, 'the last user cannot be deleted');
+      users.remove(target.id);
+      return reply.code(204).send();
+    },
+  );
 }

@@ -1,27 +1,63 @@
-// Builds the Fastify application: error rendering, authentication, and every route module.
-// No listening here, so tests can build an app on a temp database and inject requests or listen on port 0.
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+// Builds the Fastify application: error rendering, CORS, the handler timeout, authentication, and every route
+// module. No listening here, so tests can build an app on a temp database and inject requests.
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ApiDeps } from '../api/context.js';
 import { ApiProblem, sendProblem } from '../api/problem.js';
 import { registerAuthHook } from '../api/auth-hook.js';
 import { ROUTE_MODULES } from '../api/routes.js';
+import { registerCors } from './cors.js';
+import { HANDLER_TIMEOUT_MS, registerHandlerTimeout } from './handler-timeout.js';
+import type { LogLevel } from './log-level.js';
 
-/** Largest request body: a secret or config value is at most 1 MiB, plus JSON overhead. */
+/** Largest request body: a secret or config value is at most 1 MiB, plus JSON overhead (escaping can double it). */
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024 + 64 * 1024;
 
 export interface AppOptions {
-  logger: boolean | { level: string };
+  /** `false` disables logging (in-process unit tests). */
+  logLevel: LogLevel | false;
+  /** Defaults to the spec's 10 s; tests shorten it. */
+  handlerTimeoutMs?: number;
+}
+
+/** The URL as logged: query values of credentials (`?ticket=` for streams, `?token=`) are masked. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&](?:ticket|token|access_token)=)[^&#]*/gi, '$1[REDACTED]');
+}
+
+function loggerOptions(level: LogLevel | false): FastifyServerOptions['logger'] {
+  if (level === false) return false;
+  return {
+    level,
+    // Headers are not serialised at all (only method, url, addresses); redaction is a second guard in case a
+    // future serializer adds them. Bodies are never logged.
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-svc-signature"]'], censor: '[REDACTED]' },
+    serializers: {
+      req(request: { method: string; url: string; ip?: string }) {
+        return { method: request.method, url: redactUrl(request.url), remoteAddress: request.ip };
+      },
+    },
+  };
 }
 
 export function buildApp(deps: ApiDeps, options: AppOptions): FastifyInstance {
   const app = Fastify({
-    logger: options.logger,
+    logger: loggerOptions(options.logLevel),
     bodyLimit: BODY_LIMIT_BYTES,
-    // Request ids and URLs are logged; bodies and Authorization headers never are.
-    disableRequestLogging: false,
-    maxParamLength: 200,
+    routerOptions: { maxParamLength: 200 },
+    // Every route is declared explicitly with its scope; an implicit HEAD twin would be one more route to map.
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
   });
   app.decorateRequest('principal', null);
+
+  // An empty body with Content-Type: application/json counts as "no body" (e.g. POST /logout from some clients).
+  app.removeContentTypeParser('application/json');
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
 
   app.setErrorHandler((error: FastifyError | ApiProblem, request, reply) => {
     if (error instanceof ApiProblem) return sendProblem(reply, error);
@@ -32,8 +68,12 @@ export function buildApp(deps: ApiDeps, options: AppOptions): FastifyInstance {
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, new ApiProblem(500, 'internal error'));
   });
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, new ApiProblem(404, `no route for ${request.method} ${request.url.split('?')[0]}`)));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, new ApiProblem(404, `no route for ${request.method} ${request.url.split('?')[0]?.slice(0, 200)}`)),
+  );
 
+  registerCors(app, deps.config.cors_origins);
+  registerHandlerTimeout(app, options.handlerTimeoutMs ?? HANDLER_TIMEOUT_MS);
   registerAuthHook(app, deps);
   for (const register of ROUTE_MODULES) register(app, deps);
   return app;
