@@ -15,11 +15,9 @@ export const EVENT_REASONS = [
   'Created',
   'Started',
   'Exited',
-  'Restarting',
   'Stopped',
   'InstanceLost',
   'SpecDrift',
-  'OrphanRemoved',
   // status moves
   'StatusChanged',
   'Ready',

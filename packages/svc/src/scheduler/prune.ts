@@ -1,0 +1,18 @@
+// `namespace prune` selection (spec "Namespace pruning"). Pure: the API marks the selected deployments deleted.
+import { PRUNE_PRESERVED_STATUSES, type DeploymentStatus } from '../domain/deployment.js';
+
+export interface PruneCandidate {
+  id: string;
+  namespace: string;
+  status: DeploymentStatus;
+}
+
+/**
+ * The deployments of `namespace` that prune removes: every one with `all`, otherwise every one except
+ * `pending`, `creating` and `running`. Input order is kept.
+ */
+export function selectPrunable<T extends PruneCandidate>(deployments: readonly T[], namespace: string, all: boolean): T[] {
+  return deployments.filter(
+    (deployment) => deployment.namespace === namespace && (all || !PRUNE_PRESERVED_STATUSES.has(deployment.status)),
+  );
+}
