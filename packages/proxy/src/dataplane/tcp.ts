@@ -23,7 +23,7 @@ export interface TcpListenerOptions {
   idleTimeoutMs?: number;
   /** Distinct backends tried when connecting fails (default 3). */
   maxConnectAttempts?: number;
-  /** Connections accepted at once; further ones are refused by the kernel backlog (default 10000). */
+  /** Client connections at once; further ones are closed as soon as accepted (default 10000). */
   maxConnections?: number;
   /** Runtime errors that are not a client's or a backend's fault (e.g. accept failing with EMFILE). */
   onError?: (error: Error) => void;
