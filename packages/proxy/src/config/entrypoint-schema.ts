@@ -269,7 +269,7 @@ export function listenerReferenceIssue(entrypoint: Entrypoint, listeners: Listen
   const known = declared.map((listener) => listener.name);
   return {
     path: ['config', 'entrypoint'],
-    message: `${describe(wanted)} names no ${kind} listener in config.yaml (declared: ${known.length > 0 ? known.join(', ') : 'none'})`,
+    message: `${wanted === null ? 'null' : JSON.stringify(wanted)} names no ${kind} listener in config.yaml (declared: ${known.length > 0 ? known.join(', ') : 'none'})`,
     code: 'E009',
     at: 'value',
   };
