@@ -61,6 +61,8 @@ export class HttpProxy {
   readonly server: http.Server<typeof IncomingMessage, typeof ProxyResponse>;
   private readonly noRoute: EntrypointSeries;
   private readonly defaultPort: number;
+  /** Client sockets handed over to an upgraded protocol; the HTTP server no longer tracks them. */
+  private readonly upgraded = new Set<Socket>();
 
   constructor(private readonly deps: HttpProxyDeps) {
     this.defaultPort = deps.scheme === 'https' ? 443 : 80;
@@ -364,8 +366,16 @@ export class HttpProxy {
     backendRes.pipe(res);
   }
 
+  /** Cuts upgraded (WebSocket) connections, which server.close() would otherwise wait for forever. */
+  closeUpgraded(): void {
+    for (const socket of this.upgraded) socket.destroy();
+    this.upgraded.clear();
+  }
+
   private onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
     socket.on('error', () => socket.destroy());
+    this.upgraded.add(socket);
+    socket.once('close', () => this.upgraded.delete(socket));
     const ctx = this.context(req);
     if (typeof ctx === 'number') {
       this.reply({ status: ctx, headers: {}, body: text(ctx) }, null, socket);

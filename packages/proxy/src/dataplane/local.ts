@@ -135,7 +135,11 @@ export class LocalDataPlane implements DataPlane {
     if (server !== undefined && server.listening) {
       waits.push(new Promise<void>((resolve) => server.close(() => resolve())));
       server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), drainMs);
+      const proxy = this.httpProxy as HttpProxy;
+      const timer = setTimeout(() => {
+        server.closeAllConnections();
+        proxy.closeUpgraded();
+      }, drainMs);
       await Promise.all(waits);
       clearTimeout(timer);
       return;
