@@ -1,7 +1,7 @@
 // Builds the Fastify application: error rendering, CORS, the handler timeout, authentication, and every route
 // module. No listening here, so tests can build an app on a temp database and inject requests.
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { ApiDeps } from '../api/context.js';
+import type { ApiDeps, RouteAuth } from '../api/context.js';
 import { ApiProblem, sendProblem } from '../api/problem.js';
 import { registerAuthHook } from '../api/auth-hook.js';
 import { ROUTE_MODULES } from '../api/routes.js';
@@ -39,6 +39,21 @@ function loggerOptions(level: LogLevel | false): FastifyServerOptions['logger'] 
   };
 }
 
+/** One registered route as declared: what the authorisation matrix and the bad-input tests iterate over. */
+export interface RouteInfo {
+  method: string;
+  url: string;
+  auth: RouteAuth | undefined;
+  timeout: false | undefined;
+}
+
+const ROUTE_TABLES = new WeakMap<FastifyInstance, RouteInfo[]>();
+
+/** Every route registered on an app built by buildApp, in registration order. */
+export function registeredRoutes(app: FastifyInstance): readonly RouteInfo[] {
+  return ROUTE_TABLES.get(app) ?? [];
+}
+
 export function buildApp(deps: ApiDeps, options: AppOptions): FastifyInstance {
   const app = Fastify({
     logger: loggerOptions(options.logLevel),
@@ -49,6 +64,13 @@ export function buildApp(deps: ApiDeps, options: AppOptions): FastifyInstance {
     return503OnClosing: true,
   });
   app.decorateRequest('principal', null);
+  const routes: RouteInfo[] = [];
+  ROUTE_TABLES.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      routes.push({ method, url: route.url, auth: route.config?.auth, timeout: route.config?.timeout });
+    }
+  });
 
   // An empty body with Content-Type: application/json counts as "no body" (e.g. POST /logout from some clients).
   app.removeContentTypeParser('application/json');
