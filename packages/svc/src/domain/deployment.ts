@@ -44,11 +44,21 @@ export const RETRIED_STATUSES: ReadonlySet<DeploymentStatus> = new Set<Deploymen
   'error',
 ]);
 
-/** Statuses `namespace prune` keeps unless `all` is asked for (spec "Namespace pruning"). */
-export const PRUNE_PRESERVED_STATUSES: ReadonlySet<DeploymentStatus> = new Set<DeploymentStatus>([
-  'pending',
-  'creating',
-  'running',
+/**
+ * Statuses `namespace prune` removes without `all` — exactly the spec's list. `pending`, `creating`, `running`
+ * are preserved, and so is `insufficient_resources`, which the spec's list leaves out (docs/svc/deployments.md).
+ */
+export const PRUNED_BY_DEFAULT_STATUSES: ReadonlySet<DeploymentStatus> = new Set<DeploymentStatus>([
+  'completed',
+  'failed',
+  'deleted',
+  'crash_loop_back_off',
+  'image_pull_back_off',
+  'create_container_error',
+  'network_error',
+  'config_error',
+  'file_system_error',
+  'error',
 ]);
 
 export function isDeploymentStatus(value: unknown): value is DeploymentStatus {

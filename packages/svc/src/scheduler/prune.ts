@@ -1,5 +1,5 @@
 // `namespace prune` selection (spec "Namespace pruning"). Pure: the API marks the selected deployments deleted.
-import { PRUNE_PRESERVED_STATUSES, type DeploymentStatus } from '../domain/deployment.js';
+import { PRUNED_BY_DEFAULT_STATUSES, type DeploymentStatus } from '../domain/deployment.js';
 
 export interface PruneCandidate {
   id: string;
@@ -8,11 +8,11 @@ export interface PruneCandidate {
 }
 
 /**
- * The deployments of `namespace` that prune removes: every one with `all`, otherwise every one except
- * `pending`, `creating` and `running`. Input order is kept.
+ * The deployments of `namespace` that prune removes: every one with `all`, otherwise those in the spec's
+ * default list (PRUNED_BY_DEFAULT_STATUSES). Input order is kept.
  */
 export function selectPrunable<T extends PruneCandidate>(deployments: readonly T[], namespace: string, all: boolean): T[] {
   return deployments.filter(
-    (deployment) => deployment.namespace === namespace && (all || !PRUNE_PRESERVED_STATUSES.has(deployment.status)),
+    (deployment) => deployment.namespace === namespace && (all || PRUNED_BY_DEFAULT_STATUSES.has(deployment.status)),
   );
 }
