@@ -138,6 +138,7 @@ function describeFetchError(error: unknown, timeout: number): string {
     if (error.name === 'TimeoutError' || error.name === 'AbortError') return `no answer within ${timeout} s`;
     const cause = (error as Error & { cause?: unknown }).cause;
     if (cause instanceof Error && 'code' in cause) return `cannot connect (${String(cause.code)})`;
+    if (cause instanceof Error) return `${error.message} (${cause.message})`;
     return error.message;
   }
   return String(error);
