@@ -186,3 +186,24 @@ export function selectContext(config: SvcConfig, name?: string): ContextConfig {
   }
   return config.contexts.find((c) => c.current) ?? config.contexts[0] ?? defaultConfig().contexts[0]!;
 }
+
+function tomlString(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** Pure: config → TOML text that parseConfigToml reads back to the same config (used by `svc init`). */
+export function serializeConfigToml(config: SvcConfig): string {
+  const lines: string[] = [];
+  for (const c of config.contexts) {
+    const key = /^[A-Za-z0-9_-]+$/.test(c.name) ? c.name : tomlString(c.name);
+    lines.push(`[contexts.${key}]`, `current = ${c.current}`, `host = ${tomlString(c.host)}`, '');
+    lines.push(`[contexts.${key}.api]`, `scheme = ${tomlString(c.scheme)}`, `port = ${c.port}`, '');
+  }
+  lines.push('[scheduler]', `interval = ${config.scheduler.interval}`, '');
+  if (config.cors_origins.length > 0) lines.unshift(`cors_origins = [${config.cors_origins.map(tomlString).join(', ')}]`, '');
+  lines.push('[server.exec]', `enabled = ${config.server.exec.enabled}`, '');
+  lines.push('[runtime]', `enabled = [${config.runtime.enabled.map(tomlString).join(', ')}]`);
+  if (config.runtime.firmware_path !== null) lines.push(`firmware_path = ${tomlString(config.runtime.firmware_path)}`);
+  if (config.runtime.kernel_path !== null) lines.push(`kernel_path = ${tomlString(config.runtime.kernel_path)}`);
+  return `${lines.join('\n')}\n`;
+}

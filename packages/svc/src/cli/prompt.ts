@@ -1,0 +1,52 @@
+// Terminal prompts (init, token revoke, login without -p). Written to stderr so stdout stays clean.
+import { createInterface } from 'node:readline';
+
+export function isInteractive(stdin: NodeJS.ReadStream): boolean {
+  return stdin.isTTY === true;
+}
+
+export async function ask(stdin: NodeJS.ReadStream, stderr: NodeJS.WritableStream, question: string): Promise<string> {
+  const rl = createInterface({ input: stdin, output: stderr, terminal: true });
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      rl.once('close', () => reject(new Error('input closed')));
+      rl.question(question, (answer) => resolve(answer.trim()));
+    });
+  } finally {
+    rl.removeAllListeners('close');
+    rl.close();
+  }
+}
+
+/** Reads a line without echoing it (passwords). */
+export async function askHidden(stdin: NodeJS.ReadStream, stderr: NodeJS.WritableStream, question: string): Promise<string> {
+  stderr.write(question);
+  stdin.setRawMode(true);
+  stdin.resume();
+  let value = '';
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        for (const ch of chunk.toString('utf8')) {
+          if (ch === '\r' || ch === '\n') {
+            stdin.off('data', onData);
+            resolve(value);
+            return;
+          }
+          if (ch === '\u0003') {
+            stdin.off('data', onData);
+            reject(new Error('interrupted'));
+            return;
+          }
+          if (ch === '\u007f') value = value.slice(0, -1);
+          else value += ch;
+        }
+      };
+      stdin.on('data', onData);
+    });
+  } finally {
+    stdin.setRawMode(false);
+    stdin.pause();
+    stderr.write('\n');
+  }
+}
