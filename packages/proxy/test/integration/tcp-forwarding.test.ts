@@ -6,6 +6,7 @@ import { startTcpListener, findListenerEntrypoint, type TcpListenerHandle } from
 import { createUpstreamRegistry } from '../../src/upstream/registry.js';
 import type { UpstreamPool } from '../../src/upstream/contract.js';
 import {
+  blackholePort,
   closed,
   deadPort,
   dial,
@@ -163,6 +164,26 @@ test('a dead backend is skipped: the connection is retried on another and the de
   } finally {
     await listener.close(100);
     registry.stop();
+    await live.close();
+  }
+});
+
+test('a backend that never completes the handshake is abandoned after the connect timeout', async () => {
+  const hole = await blackholePort();
+  const live = await namedServer('live');
+  const { registry, listener, pool, port } = await proxyTo([hole.port, live.port], { connectTimeoutMs: 150 });
+  try {
+    const started = Date.now();
+    const client = await dial(port);
+    assert.equal(await readLine(client), 'live');
+    const waited = Date.now() - started;
+    assert.ok(waited >= 140 && waited < 2000, `waited ${waited} ms`);
+    client.destroy();
+    assert.deepEqual(pool.unhealthy(), [], 'one timeout alone does not mark the backend');
+  } finally {
+    await listener.close(100);
+    registry.stop();
+    hole.close();
     await live.close();
   }
 });

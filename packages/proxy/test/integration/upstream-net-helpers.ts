@@ -153,3 +153,39 @@ export function entrypoint(
     config: { ...defaultEntrypointConfig(), entrypoint: extra.listener ?? null, health_check: extra.health_check ?? null },
   };
 }
+
+/**
+ * A port whose TCP handshakes never complete: a child process listens with a backlog of 1 and blocks its event
+ * loop; two connections fill its accept queue, so the kernel drops further SYNs.
+ */
+export async function blackholePort(): Promise<{ port: number; close(): void }> {
+  const { spawn } = await import('node:child_process');
+  const script = `
+    const server = require('node:net').createServer();
+    server.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
+      process.stdout.write(server.address().port + '\\n', () => {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20000);
+        process.exit(0);
+      });
+    });`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.once('data', (data: Buffer) => resolve(Number(data.toString().trim())));
+    child.once('error', reject);
+  });
+  await sleep(50);
+  const fillers: Socket[] = [];
+  for (let i = 0; i < 2; i++) {
+    const filler = connect({ host: '127.0.0.1', port });
+    filler.on('error', () => undefined);
+    fillers.push(filler);
+    await new Promise((resolve) => filler.once('connect', resolve));
+  }
+  return {
+    port,
+    close: () => {
+      for (const filler of fillers) filler.destroy();
+      child.kill('SIGKILL');
+    },
+  };
+}
