@@ -3,26 +3,14 @@
 // Tables owned by other areas may not exist yet in an old database: a missing table counts as empty.
 import type { Db } from '../store/db.js';
 import type { MetricFamily, Sample } from './exposition.js';
+import { DEPLOYMENT_STATUSES, RUNTIMES } from '../domain/deployment.js';
+import { DELIVERY_STATUSES } from '../store/outbox.js';
 
-export const DEPLOYMENT_STATUS_VALUES = [
-  'pending',
-  'creating',
-  'running',
-  'completed',
-  'failed',
-  'deleted',
-  'crash_loop_back_off',
-  'image_pull_back_off',
-  'create_container_error',
-  'network_error',
-  'config_error',
-  'file_system_error',
-  'insufficient_resources',
-  'error',
-] as const;
-export const RUNTIME_VALUES = ['docker', 'cloud-hypervisor'] as const;
+export const DEPLOYMENT_STATUS_VALUES = DEPLOYMENT_STATUSES;
+export const RUNTIME_VALUES = RUNTIMES;
 /** Outbound webhook queue: `pending` = queue depth, `dead` = dead letters. */
-export const EVENT_DELIVERY_STATUS_VALUES = ['pending', 'delivered', 'failed', 'dead'] as const;
+export const EVENT_DELIVERY_STATUS_VALUES = DELIVERY_STATUSES;
+/** DESIGN.md: the health-check result statuses. */
 export const HEALTH_CHECK_STATUS_VALUES = ['success', 'failure', 'timeout'] as const;
 
 /** Raw counts as read; pure `inventoryFamilies` turns them into series. */

@@ -25,7 +25,7 @@ test('every status value is emitted even at zero, and unknown stored values are 
   assert.equal(byStatus.samples.find((s) => s.labels.status === 'pending')?.value, 0);
   assert.equal(families.find((f) => f.name === 'svc_deployments')?.samples[0]?.value, 3);
   const events = families.find((f) => f.name === 'svc_events_by_status');
-  assert.deepEqual(events?.samples.map((s) => s.labels.status), ['pending', 'delivered', 'failed', 'dead']);
+  assert.deepEqual(events?.samples.map((s) => s.labels.status), ['pending', 'delivered', 'dead']);
   const checks = families.find((f) => f.name === 'svc_health_checks_by_status');
   assert.deepEqual(checks?.samples.map((s) => s.labels.status), ['success', 'failure', 'timeout']);
   assert.deepEqual(
