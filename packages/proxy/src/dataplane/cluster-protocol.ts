@@ -14,6 +14,7 @@ export type ToWorker =
   | { t: 'svc-proxy:stop' };
 
 export type FromWorker =
+  | { t: 'svc-proxy:hello' }
   | { t: 'svc-proxy:ready'; addresses: BoundAddresses }
   | { t: 'svc-proxy:failed'; message: string }
   | { t: 'svc-proxy:metrics'; seq: number; data: object[] }
@@ -44,6 +45,8 @@ export function asToWorker(v: unknown): ToWorker | null {
 export function asFromWorker(v: unknown): FromWorker | null {
   if (!isRecord(v) || typeof v['t'] !== 'string') return null;
   switch (v['t']) {
+    case 'svc-proxy:hello':
+      return { t: 'svc-proxy:hello' };
     case 'svc-proxy:ready':
       return isRecord(v['addresses']) ? (v as FromWorker) : null;
     case 'svc-proxy:failed':

@@ -51,7 +51,6 @@ export class ClusterDataPlane {
       this.workers.delete(worker);
       if (!this.stopping) setTimeout(() => this.respawn(), RESPAWN_DELAY_MS).unref();
     });
-    worker.send({ t: 'svc-proxy:init', options: this.options, entrypoints: this.entrypoints, health: [...this.health.values()] } satisfies ToWorker);
     return worker;
   }
 
@@ -60,7 +59,12 @@ export class ClusterDataPlane {
     this.fork();
   }
 
-  private onMessage(_worker: Worker, msg: FromWorker | null): void {
+  private onMessage(worker: Worker, msg: FromWorker | null): void {
+    if (msg?.t === 'svc-proxy:hello') {
+      // Sent now, not at fork, so it carries the entrypoints and health known at this moment.
+      worker.send({ t: 'svc-proxy:init', options: this.options, entrypoints: this.entrypoints, health: [...this.health.values()] } satisfies ToWorker);
+      return;
+    }
     if (msg === null || msg.t !== 'svc-proxy:metrics') return;
     const pending = this.pendingMetrics.get(msg.seq);
     if (pending === undefined) return;

@@ -42,8 +42,11 @@ export class LocalDataPlane implements DataPlane {
   constructor(
     private readonly options: DataPlaneOptions,
     private readonly registry: UpstreamRegistry,
-    /** Workers leave the backend-health gauge to the primary, which runs the active checks. */
-    private readonly reportsHealth: boolean,
+    /**
+     * False in cluster workers: the primary runs the active checks and counts reloads, so the backend-health
+     * gauge and the reload counter are its series alone (summed worker copies would be wrong).
+     */
+    private readonly ownsSharedSeries: boolean,
   ) {
     this.trusted = new TrustedProxies(options.trusted_proxies);
     this.httpProxy =
@@ -56,7 +59,7 @@ export class LocalDataPlane implements DataPlane {
             metrics: this.metricsSet,
             table: () => this.table,
           });
-    if (reportsHealth) {
+    if (ownsSharedSeries) {
       registry.onHealthChange((id, key, healthy) => this.metricsSet.backendUp.labels(id, key).set(healthy ? 1 : 0));
     }
   }
@@ -96,8 +99,8 @@ export class LocalDataPlane implements DataPlane {
     this.table = compiled.table;
     this.limits = compiled.limits;
     this.tcpPools = tcpPools;
-    this.metricsSet.reloads.inc();
-    if (this.reportsHealth) {
+    if (this.ownsSharedSeries) {
+      this.metricsSet.reloads.inc();
       this.metricsSet.backendUp.reset();
       for (const [id, pool] of pools) {
         const down = new Set(pool.unhealthy());

@@ -51,5 +51,7 @@ process.on('message', (raw: unknown) => {
     }
   }
 });
+// Messages that arrive before a listener exists are lost, so the primary waits for this before sending init.
+send({ t: 'svc-proxy:hello' });
 // The primary going away means this worker has no one to take orders from.
 process.on('disconnect', () => process.exit(0));
