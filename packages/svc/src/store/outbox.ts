@@ -1,28 +1,13 @@
 // The webhook outbox (spec "Events"). enqueueEvent writes the event and one pending delivery per matching,
 // non-revoked webhook in the CALLER's transaction, so an event exists exactly when the status change that
 // produced it was committed, and survives any crash after that. Delivery (retries, dead letters) reads
-// `event_deliveries` by the partial index on pending rows.
+// `event_deliveries` through the (status, next_attempt_at) index.
 import { randomUUID } from 'node:crypto';
-import { filtersMatch, type EventKind } from '../domain/webhook-filter.js';
+import type { WebhookEvent } from '../domain/events.js';
+import { filtersMatch } from '../domain/webhook-filter.js';
 import type { Db } from './db.js';
 import { prepared } from './prepared.js';
 import { parseFilters } from './webhooks.js';
-
-/**
- * One event: `kind` is the event kind (header `X-Svc-Event`), `payload` the exact JSON body: the spec's
- * envelope (`schema_version` 1, `deployment_id`, `namespace`, `name`, `kind` = the deployment's kind) plus the
- * kind's own fields. domain/events.ts builds these (webhookEvent); any value of that shape is accepted.
- */
-export interface OutboxEvent {
-  kind: EventKind;
-  payload: {
-    schema_version: 1;
-    deployment_id: string;
-    namespace: string;
-    name: string;
-    kind: string;
-  };
-}
 
 export interface EnqueuedEvent {
   eventId: string;
@@ -34,10 +19,12 @@ export const DELIVERY_STATUSES = ['pending', 'delivered', 'dead'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
+ * Enqueues one event: `kind` goes to `X-Svc-Event`, `payload` (the spec's envelope plus the kind's fields,
+ * built by domain/events.ts `webhookEvent`) is stored as the exact JSON body to send.
  * Synchronous; call it inside the transaction that changes the deployment. (Called outside one it still
  * commits the event and its deliveries atomically.) A delivery is first due at `now`.
  */
-export function enqueueEvent(db: Db, event: OutboxEvent, now: Date = new Date()): EnqueuedEvent {
+export function enqueueEvent(db: Db, event: WebhookEvent, now: Date = new Date()): EnqueuedEvent {
   return db.transaction((): EnqueuedEvent => {
     const eventId = randomUUID();
     const at = now.toISOString();

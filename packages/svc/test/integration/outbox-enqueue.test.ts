@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { migrate, openDatabase, type Db } from '../../src/store/db.js';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
 import { createWebhook, revokeWebhook, webhookSigningSecret } from '../../src/store/webhooks.js';
-import { countDeliveriesByStatus, enqueueEvent, type OutboxEvent } from '../../src/store/outbox.js';
+import { countDeliveriesByStatus, enqueueEvent } from '../../src/store/outbox.js';
+import { webhookEvent, type WebhookEvent } from '../../src/domain/events.js';
 
 function withDb(run: (db: Db) => void): void {
   const dir = mkdtempSync(join(tmpdir(), 'svc-outbox-'));
@@ -24,23 +25,14 @@ function withDb(run: (db: Db) => void): void {
 const box = createSecretBox(randomBytes(32));
 const now = new Date('2026-01-02T03:04:05.000Z');
 
-function statusChanged(): OutboxEvent {
-  const payload = {
-    schema_version: 1 as const,
-    deployment_id: 'd-1',
-    namespace: 'prod',
-    name: 'web',
-    kind: 'worker',
-    old_status: 'creating',
-    new_status: 'running',
-    restart_count: 0,
-  };
-  return { kind: 'deployment.status_changed', payload };
+const web = { id: 'd-1', namespace: 'prod', name: 'web', kind: 'worker' as const };
+
+function statusChanged(): WebhookEvent {
+  return webhookEvent('deployment.status_changed', web, { old_status: 'creating', new_status: 'running', restart_count: 0 });
 }
 
-function scaled(): OutboxEvent {
-  const payload = { schema_version: 1 as const, deployment_id: 'd-2', namespace: 'prod', name: 'api', kind: 'worker', direction: 'up', instance_count: 2, replicas: 3 };
-  return { kind: 'deployment.scaled', payload };
+function scaled(): WebhookEvent {
+  return webhookEvent('deployment.scaled', { ...web, id: 'd-2', name: 'api' }, { direction: 'up', instance_count: 2, replicas: 3 });
 }
 
 test('enqueue: one pending delivery per matching, non-revoked webhook; payload stored as given', () => {
@@ -67,7 +59,16 @@ test('enqueue: one pending delivery per matching, non-revoked webhook; payload s
     assert.equal(event.kind, 'deployment.status_changed');
     assert.equal(event.deployment_id, 'd-1');
     assert.equal(event.created_at, now.toISOString());
-    assert.deepEqual(JSON.parse(event.payload), statusChanged().payload);
+    assert.deepEqual(JSON.parse(event.payload), {
+      schema_version: 1,
+      deployment_id: 'd-1',
+      namespace: 'prod',
+      name: 'web',
+      kind: 'worker',
+      old_status: 'creating',
+      new_status: 'running',
+      restart_count: 0,
+    });
 
     const deliveries = db
       .prepare('SELECT webhook_id, status, attempts, next_attempt_at, last_error, delivered_at FROM event_deliveries WHERE event_id = ?')

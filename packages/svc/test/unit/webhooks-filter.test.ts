@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EVENT_KINDS, eventFilterProblem, filterMatches, filtersMatch } from '../../src/domain/webhook-filter.js';
+import { eventFilterProblem, filterMatches, filtersMatch } from '../../src/domain/webhook-filter.js';
+import { WEBHOOK_EVENT_KINDS as EVENT_KINDS } from '../../src/domain/events.js';
 import { validateWebhookInput } from '../../src/domain/webhook.js';
 
 test('valid filters: every exact kind, the family wildcard and *', () => {
