@@ -7,10 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { AggregatorRegistry } from 'prom-client';
 import type { Entrypoint } from '../model/entrypoint.js';
 import type { DataPlaneOptions } from '../model/dataplane-contract.js';
-import type { UpstreamRegistry } from '../upstream/contract.js';
+import type { UpstreamPool, UpstreamRegistry } from '../upstream/contract.js';
 import { createUpstreamRegistry } from '../upstream/registry.js';
 import { asFromWorker, type FromWorker, type HealthEntry, type ToWorker } from './cluster-protocol.js';
-import type { BoundAddresses } from './local.js';
+import { listenerPools, type BoundAddresses } from './local.js';
+import { startUdpListener, type UdpListenerHandle } from './udp.js';
 import { DataPlaneMetrics } from './metrics.js';
 
 const START_TIMEOUT_MS = 20_000;
@@ -25,7 +26,10 @@ export class ClusterDataPlane {
   private readonly health = new Map<string, HealthEntry>();
   private workers = new Set<Worker>();
   private stopping = false;
-  private bound: BoundAddresses = { http: null, tcp: {} };
+  private bound: BoundAddresses = { http: null, tcp: {}, udp: {} };
+  /** UDP flows are pinned per process, so UDP listeners live in the primary only (workers get `udp: []`). */
+  private udpHandles: UdpListenerHandle[] = [];
+  private udpPools = new Map<string, UpstreamPool>();
   private seq = 0;
   private readonly pendingMetrics = new Map<number, { data: object[][]; left: number; done: () => void }>();
 
@@ -62,7 +66,8 @@ export class ClusterDataPlane {
   private onMessage(worker: Worker, msg: FromWorker | null): void {
     if (msg?.t === 'svc-proxy:hello') {
       // Sent now, not at fork, so it carries the entrypoints and health known at this moment.
-      worker.send({ t: 'svc-proxy:init', options: this.options, entrypoints: this.entrypoints, health: [...this.health.values()] } satisfies ToWorker);
+      const options: DataPlaneOptions = { ...this.options, listeners: { ...this.options.listeners, udp: [] } };
+      worker.send({ t: 'svc-proxy:init', options, entrypoints: this.entrypoints, health: [...this.health.values()] } satisfies ToWorker);
       return;
     }
     if (msg === null || msg.t !== 'svc-proxy:metrics') return;
@@ -96,7 +101,12 @@ export class ClusterDataPlane {
     });
     try {
       const addresses = await Promise.all(ready);
-      this.bound = addresses[0] ?? this.bound;
+      for (const udp of this.options.listeners.udp) {
+        this.udpHandles.push(await startUdpListener(udp, () => this.udpPools.get(udp.name)));
+      }
+      const udp: BoundAddresses['udp'] = {};
+      for (const h of this.udpHandles) udp[h.name] = h.address();
+      this.bound = { ...(addresses[0] ?? this.bound), udp };
     } catch (err) {
       await this.stop();
       throw err;
@@ -106,6 +116,7 @@ export class ClusterDataPlane {
   update(entrypoints: readonly Entrypoint[]): void {
     this.entrypoints = [...entrypoints];
     const pools = this.registry.sync(this.entrypoints);
+    this.udpPools = listenerPools(this.entrypoints, this.options.listeners.udp, 'Udp', pools);
     for (const [k, [id]] of this.health) if (!pools.has(id)) this.health.delete(k);
     this.own.reloads.inc();
     this.broadcast({ t: 'svc-proxy:update', entrypoints: this.entrypoints });
@@ -137,6 +148,8 @@ export class ClusterDataPlane {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    await Promise.all(this.udpHandles.map((h) => h.close()));
+    this.udpHandles = [];
     const exits = [...this.workers].map(
       (w) =>
         new Promise<void>((resolve) => {

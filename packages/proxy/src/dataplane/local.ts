@@ -13,10 +13,28 @@ import { DataPlaneMetrics } from './metrics.js';
 import { compileRoutes, type CompiledRoute } from './routes.js';
 import type { RateLimitState } from './middlewares/rate-limit.js';
 import { findListenerEntrypoint, startTcpListener, type TcpListenerHandle } from './tcp.js';
+import { startUdpListener, type UdpListenerHandle } from './udp.js';
 
 export interface BoundAddresses {
   http: { address: string; port: number } | null;
   tcp: Record<string, { address: string; port: number }>;
+  udp: Record<string, { address: string; port: number }>;
+}
+
+/** Pool per TCP or UDP listener name: the entrypoint that names the listener in `config.entrypoint`. */
+export function listenerPools(
+  entrypoints: readonly Entrypoint[],
+  listeners: readonly { name: string }[],
+  protocol: 'Tcp' | 'Udp',
+  pools: ReadonlyMap<string, UpstreamPool>,
+): Map<string, UpstreamPool> {
+  const out = new Map<string, UpstreamPool>();
+  for (const l of listeners) {
+    const ep = findListenerEntrypoint(entrypoints, protocol, l.name);
+    const pool = ep === undefined ? undefined : pools.get(ep.id);
+    if (pool !== undefined) out.set(l.name, pool);
+  }
+  return out;
 }
 
 /** Grace period for requests in flight when the data plane stops. */
@@ -35,8 +53,10 @@ export class LocalDataPlane implements DataPlane {
   private limits = new Map<string, { key: string; state: RateLimitState }>();
   /** Pool per TCP listener name, swapped with the route table. */
   private tcpPools = new Map<string, UpstreamPool>();
+  private udpPools = new Map<string, UpstreamPool>();
   private readonly httpProxy: HttpProxy | null;
   private tcpHandles: TcpListenerHandle[] = [];
+  private udpHandles: UdpListenerHandle[] = [];
   private started = false;
 
   constructor(
@@ -72,7 +92,9 @@ export class LocalDataPlane implements DataPlane {
       for (const tcp of l.tcp) {
         this.tcpHandles.push(await startTcpListener(tcp, () => this.tcpPools.get(tcp.name)));
       }
-      // UDP forwarding is not wired in yet (spec: "Udp is parsed but not yet wired in").
+      for (const udp of l.udp) {
+        this.udpHandles.push(await startUdpListener(udp, () => this.udpPools.get(udp.name)));
+      }
     } catch (err) {
       await this.closeListeners(0);
       throw err;
@@ -89,16 +111,13 @@ export class LocalDataPlane implements DataPlane {
       metrics: this.metricsSet,
       previousLimits: this.limits,
     });
-    const tcpPools = new Map<string, UpstreamPool>();
-    for (const tcp of this.options.listeners.tcp) {
-      const ep = findListenerEntrypoint(entrypoints, 'Tcp', tcp.name);
-      const pool = ep === undefined ? undefined : pools.get(ep.id);
-      if (pool !== undefined) tcpPools.set(tcp.name, pool);
-    }
+    const tcpPools = listenerPools(entrypoints, this.options.listeners.tcp, 'Tcp', pools);
+    const udpPools = listenerPools(entrypoints, this.options.listeners.udp, 'Udp', pools);
     // The swap: requests already routed keep the route objects they hold.
     this.table = compiled.table;
     this.limits = compiled.limits;
     this.tcpPools = tcpPools;
+    this.udpPools = udpPools;
     if (this.ownsSharedSeries) {
       this.metricsSet.reloads.inc();
       this.metricsSet.backendUp.reset();
@@ -125,15 +144,19 @@ export class LocalDataPlane implements DataPlane {
     const bound = this.httpProxy?.server.address();
     const tcp: BoundAddresses['tcp'] = {};
     for (const h of this.tcpHandles) tcp[h.name] = h.address();
+    const udp: BoundAddresses['udp'] = {};
+    for (const h of this.udpHandles) udp[h.name] = h.address();
     return {
+      udp,
       http: bound !== undefined && bound !== null && typeof bound !== 'string' ? { address: bound.address, port: bound.port } : null,
       tcp,
     };
   }
 
   private async closeListeners(drainMs: number): Promise<void> {
-    const waits: Promise<unknown>[] = this.tcpHandles.map((h) => h.close(drainMs));
+    const waits: Promise<unknown>[] = [...this.tcpHandles.map((h) => h.close(drainMs)), ...this.udpHandles.map((h) => h.close())];
     this.tcpHandles = [];
+    this.udpHandles = [];
     const server = this.httpProxy?.server;
     if (server !== undefined && server.listening) {
       waits.push(new Promise<void>((resolve) => server.close(() => resolve())));
