@@ -97,7 +97,11 @@ export class ApiClient {
   async call(method: string, path: string, options: RequestOptions): Promise<unknown> {
     const response = await this.raw(method, path, options);
     if (response.status >= 200 && response.status < 300) return response.body;
-    throw httpError(options.target, response.status, response.body, options.violationPrefix);
+    const error = httpError(options.target, response.status, response.body, options.violationPrefix);
+    if (response.status === 401 && !this.token) {
+      return Promise.reject(new CliError(error.message, error.exitCode, [...error.details, "hint: no token for this context: run 'svc login' or set SVC_TOKEN"]));
+    }
+    throw error;
   }
 
   get(path: string, options: RequestOptions): Promise<unknown> {
