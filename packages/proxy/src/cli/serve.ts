@@ -39,7 +39,10 @@ export async function serve(configPath: string): Promise<number> {
   const providers: Provider[] = [];
   for (const provider of await createEnabledProviders(config)) {
     try {
-      await provider.start((state) => control.setProviderState(provider.name, state));
+      await provider.start((state) => {
+        control.setProviderState(provider.name, state);
+        log(`provider ${provider.name}: ${state.entrypoints.length} entrypoints, ${state.diagnostics.length} diagnostics`);
+      });
       providers.push(provider);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
