@@ -19,13 +19,15 @@ export const TEST_ADMIN_PASSWORD = 'admin-test-password-1';
 export interface TestServerOptions {
   /** Extra environment (overrides the defaults below; set a key to undefined to remove it). */
   env?: Record<string, string | undefined>;
-  /** Extra config.toml text appended after the generated `[contexts.test]` block (e.g. `cors_origins = [...]`). */
+  /** Extra config.toml text placed BEFORE the generated `[contexts.test]` block, so top-level keys such as
+   *  `cors_origins = [...]` and tables such as `[scheduler]` both work. */
   configToml?: string;
   /** Command line to start instead of standalone.ts, e.g. the CLI: `['packages/svc/src/cli/main.ts', 'server', 'start']`. */
   entry?: string[];
   /** How long to wait for /healthz (ms). */
   startTimeoutMs?: number;
-  /** Do not wait for readiness nor log in (for start-up failure tests); use `exited` to observe the exit. */
+  /** Do not wait for readiness nor log in (start-up failure tests, or no known admin password); use `exited`
+   *  to observe an exit, or `waitReady()`. */
   expectFailure?: boolean;
 }
 
@@ -79,6 +81,8 @@ export interface TestServer {
   stop(): Promise<{ code: number | string; ms: number }>;
   /** SIGKILL and wait. */
   kill(): Promise<void>;
+  /** Polls GET /healthz until 200 (throws if the process exits first). */
+  waitReady(): Promise<void>;
   /** Starts the process again with the same env, files and port; waits for /healthz. */
   restart(): Promise<void>;
   /** Stops the process if running and deletes the temp directory. */
@@ -116,7 +120,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   mkdirSync(configDir, { recursive: true });
   writeFileSync(
     join(configDir, 'config.toml'),
-    `[contexts.test]\ncurrent = true\nhost = "127.0.0.1"\n[contexts.test.api]\nscheme = "http"\nport = ${port}\n${options.configToml ?? ''}\n`,
+    `${options.configToml ?? ''}\n[contexts.test]\ncurrent = true\nhost = "127.0.0.1"\n[contexts.test.api]\nscheme = "http"\nport = ${port}\n`,
   );
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -217,6 +221,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     exited: () => exit,
     request,
     login,
+    waitReady,
     async createToken(tokenOptions) {
       const response = await request<CreatedToken>('POST', '/tokens', {
         token: tokenOptions.as ?? server.adminToken,
