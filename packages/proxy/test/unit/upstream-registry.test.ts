@@ -194,3 +194,31 @@ test('Udp entrypoints without a health_check get no active checks', async () => 
   assert.equal(probes, 0);
   registry.stop();
 });
+
+test('first checks are spread by the random delay, bounded by min(interval, 1 s); transitions only on change', async () => {
+  const { startActiveChecks } = await import('../../src/upstream/health.js');
+  const started = Date.now();
+  const firstProbe = new Map<string, number>();
+  const draws = [0.05, 0.3];
+  const transitions: string[] = [];
+  const backends = ['a', 'b'].map((address) => ({ address, port: 1, weight: 1, key: `${address}:1` }));
+  const checks = startActiveChecks(
+    backends,
+    { type: 'tcp', path: null, interval: 5000, timeout: 10, rise: 1, fall: 1 },
+    (key, healthy) => transitions.push(`${key} ${healthy}`),
+    {
+      random: () => draws.shift() ?? 0,
+      probe: async (backend) => {
+        if (!firstProbe.has(backend.key)) firstProbe.set(backend.key, Date.now() - started);
+        return backend.address === 'a';
+      },
+    },
+  );
+  await new Promise((r) => setTimeout(r, 450));
+  checks.stop();
+  const a = firstProbe.get('a:1') ?? -1;
+  const b = firstProbe.get('b:1') ?? -1;
+  assert.ok(a >= 40 && a < 200, `a first checked after ${a} ms (expected ~50)`);
+  assert.ok(b >= 290 && b < 440, `b first checked after ${b} ms (expected ~300)`);
+  assert.deepEqual(transitions, ['b:1 false'], 'a passing first check is no transition');
+});
