@@ -10,6 +10,15 @@ function log(line: string): void {
 }
 
 export async function serve(configPath: string): Promise<number> {
+  // Installed first: a SIGTERM during start-up must still end in a clean stop with exit 0.
+  let pendingSignal: string | null = null;
+  let onSignal: ((signal: string) => void) | null = null;
+  const signalHandler = (signal: string): void => {
+    if (onSignal) onSignal(signal);
+    else pendingSignal ??= signal;
+  };
+  process.on('SIGTERM', signalHandler);
+  process.on('SIGINT', signalHandler);
   const loaded = loadConfigFile(configPath);
   if (!loaded.config) {
     for (const error of loaded.errors) process.stderr.write(`${error.code} ${error.message}\n`);
@@ -39,9 +48,12 @@ export async function serve(configPath: string): Promise<number> {
   const providers: Provider[] = [];
   for (const provider of await createEnabledProviders(config)) {
     try {
+      let lastSummary = '';
       await provider.start((state) => {
         control.setProviderState(provider.name, state);
-        log(`provider ${provider.name}: ${state.entrypoints.length} entrypoints, ${state.diagnostics.length} diagnostics`);
+        const summary = `${state.entrypoints.length} entrypoints, ${state.diagnostics.length} diagnostics`;
+        if (summary !== lastSummary) log(`provider ${provider.name}: ${summary}`);
+        lastSummary = summary;
       });
       providers.push(provider);
     } catch (error) {
@@ -90,6 +102,8 @@ export async function serve(configPath: string): Promise<number> {
     const shutdown = (signal: string): void => {
       if (stopping) return;
       stopping = true;
+      process.off('SIGTERM', signalHandler);
+      process.off('SIGINT', signalHandler);
       log(`${signal} received, shutting down`);
       const hardStop = setTimeout(() => resolve(0), 10_000);
       hardStop.unref();
@@ -100,7 +114,7 @@ export async function serve(configPath: string): Promise<number> {
         resolve(0);
       })();
     };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
+    onSignal = shutdown;
+    if (pendingSignal !== null) shutdown(pendingSignal);
   });
 }

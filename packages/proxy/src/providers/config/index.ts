@@ -1,7 +1,7 @@
 // The `config` provider: entrypoints from a routes file, reloaded on change without a restart.
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import { diagnostic, scoped } from '../../diagnostics/diagnostic.js';
 import type { Provider, ProviderState } from '../provider.js';
 import { parseRoutesFile } from './routes-file.js';
@@ -14,11 +14,16 @@ export interface ConfigProviderOptions {
 }
 
 const MAX_ROUTES_BYTES = 16 * 1024 * 1024;
+const FALLBACK_POLL_MS = 1_000;
 
 export class ConfigProvider implements Provider {
   readonly name = 'config' as const;
   private watcher: FSWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private fallback: NodeJS.Timeout | null = null;
+  /** Text of the last successful load, to skip re-applying an unchanged file. */
+  private lastText: string | null = null;
+  private lastFailed = false;
   private lastGood: ProviderState = { entrypoints: [], diagnostics: [] };
   private emit: ((state: ProviderState) => void) | null = null;
   private loading: Promise<void> = Promise.resolve();
@@ -37,23 +42,37 @@ export class ConfigProvider implements Provider {
     this.stopped = true;
     this.watcher?.close();
     this.watcher = null;
+    if (this.fallback) clearInterval(this.fallback);
+    this.fallback = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.loading;
   }
 
+  /**
+   * Watches the directory, not the file: editors and `mv` replace the file (new inode), and Kubernetes ConfigMap
+   * volumes swap a `..data` symlink, both of which a watch on the file itself misses. Any event in the
+   * directory triggers a (debounced) re-read; an unchanged content is not re-applied. When the directory cannot
+   * be watched (missing, watch limit reached) the file is polled instead until a watch can be set up.
+   */
   private startWatching(): void {
-    const file = this.options.path;
-    const name = basename(file);
+    this.tryWatch();
+    this.fallback = setInterval(() => {
+      if (this.watcher !== null) return;
+      this.tryWatch();
+      this.schedule();
+    }, FALLBACK_POLL_MS);
+    this.fallback.unref();
+  }
+
+  private tryWatch(): void {
     try {
-      // The directory, not the file: editors and `mv` replace the file (new inode), which a file watch misses.
-      this.watcher = watch(dirname(file), { persistent: true }, (_event, changed) => {
-        if (changed === null || changed.toString() === name) this.schedule();
+      const watcher = watch(dirname(this.options.path), { persistent: false }, () => this.schedule());
+      watcher.on('error', () => {
+        watcher.close();
+        if (this.watcher === watcher) this.watcher = null;
       });
-      this.watcher.on('error', () => {
-        this.watcher?.close();
-        this.watcher = null;
-      });
+      this.watcher = watcher;
     } catch {
       this.watcher = null; // the missing directory is reported by reload()
     }
@@ -76,12 +95,13 @@ export class ConfigProvider implements Provider {
       this.pending = false;
       if (this.stopped) return;
       const state = await this.readState();
-      if (!this.stopped) this.emit?.(state);
+      if (state !== null && !this.stopped) this.emit?.(state);
     });
     return this.loading;
   }
 
-  private async readState(): Promise<ProviderState> {
+  /** Null when the file is unchanged since the last good load. */
+  private async readState(): Promise<ProviderState | null> {
     const file = this.options.path;
     let text: string;
     try {
@@ -92,13 +112,20 @@ export class ConfigProvider implements Provider {
       const code = error instanceof Error && 'code' in error ? String(error.code) : String(error);
       return this.broken(`${file}:1:1: cannot read the routes file (${code})`);
     }
+    if (text === this.lastText && !this.lastFailed) return null;
     const { state, error } = parseRoutesFile(text, file);
-    if (state === null) return { entrypoints: this.lastGood.entrypoints, diagnostics: [...this.lastGood.diagnostics, ...(error ? [error] : [])] };
+    if (state === null) {
+      this.lastFailed = true;
+      return { entrypoints: this.lastGood.entrypoints, diagnostics: [...this.lastGood.diagnostics, ...(error ? [error] : [])] };
+    }
     this.lastGood = state;
+    this.lastText = text;
+    this.lastFailed = false;
     return state;
   }
 
   private broken(message: string): ProviderState {
+    this.lastFailed = true;
     return {
       entrypoints: this.lastGood.entrypoints,
       diagnostics: [...this.lastGood.diagnostics, scoped(null, diagnostic('E003', message, { hint: 'the previous routes of this file stay in service' }))],
