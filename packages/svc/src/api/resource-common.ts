@@ -3,8 +3,9 @@
 // legacy 409 body of referenced deletes, and the text check that keeps stored strings byte-exact.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { assertNamespaceAccess, visibleNamespaces } from './context.js';
-import { badRequest } from './problem.js';
+import { badRequest, notFound } from './problem.js';
 import { listFilter } from './query.js';
+import type { DeleteOutcome } from '../store/outcomes.js';
 
 /** Bodies of resources without a large value (namespaces, volumes, webhooks). */
 export const RESOURCE_BODY_LIMIT_BYTES = 64 * 1024;
@@ -51,6 +52,27 @@ export function sendReferencedConflict(reply: FastifyReply, kind: 'secret' | 'vo
       deployments,
       hint: `remove the reference from these deployments or delete them first, or retry with force=true to delete the ${kind} anyway`,
     });
+}
+
+/**
+ * DELETE of a secret or volume: 404 unknown, 403 outside the caller's namespaces (checked on the loaded
+ * resource), 409 with the legacy body while referenced unless `force=true`, else 204.
+ */
+export function deleteReferencedResource(
+  request: FastifyRequest<IdParams>,
+  reply: FastifyReply,
+  kind: 'secret' | 'volume',
+  load: (id: string) => { id: string; namespace: string; name: string } | null,
+  remove: (id: string, force: boolean) => DeleteOutcome,
+): FastifyReply {
+  const force = forceFlag(request.query);
+  const resource = load(request.params.id);
+  if (!resource) throw notFound(kind, request.params.id);
+  assertNamespaceAccess(request, resource.namespace);
+  const outcome = remove(resource.id, force);
+  if (outcome.kind === 'not_found') throw notFound(kind, request.params.id);
+  if (outcome.kind === 'referenced') return sendReferencedConflict(reply, kind, resource.name, outcome.deployments);
+  return reply.code(204).send();
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;

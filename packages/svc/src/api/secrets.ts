@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { assertNamespaceAccess, type ApiDeps } from './context.js';
 import { parseBody } from './body.js';
 import { conflict, notFound, validationFailed } from './problem.js';
-import { assertWellFormedText, forceFlag, idParamsSchema, listedNamespaces, sendReferencedConflict, type IdParams } from './resource-common.js';
+import { assertWellFormedText, deleteReferencedResource, idParamsSchema, listedNamespaces, type IdParams } from './resource-common.js';
 import { validateSecretInput } from '../domain/secret.js';
 import { createSecret, deleteSecret, getSecret, listSecrets } from '../store/secrets.js';
 
@@ -38,15 +38,7 @@ export function registerSecretRoutes(app: FastifyInstance, deps: ApiDeps): void 
   app.delete<IdParams>(
     '/secrets/:id',
     { config: { auth: { scope: 'secrets:write' } }, schema: { params: idParamsSchema } },
-    async (request, reply) => {
-      const force = forceFlag(request.query);
-      const secret = getSecret(deps.db, request.params.id);
-      if (!secret) throw notFound('secret', request.params.id);
-      assertNamespaceAccess(request, secret.namespace);
-      const outcome = deleteSecret(deps.db, secret.id, force);
-      if (outcome.kind === 'not_found') throw notFound('secret', request.params.id);
-      if (outcome.kind === 'referenced') return sendReferencedConflict(reply, 'secret', secret.name, outcome.deployments);
-      return reply.code(204).send();
-    },
+    async (request, reply) =>
+      deleteReferencedResource(request, reply, 'secret', (id) => getSecret(deps.db, id), (id, force) => deleteSecret(deps.db, id, force)),
   );
 }

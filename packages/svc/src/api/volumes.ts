@@ -7,10 +7,9 @@ import { ApiProblem, conflict, notFound, validationFailed } from './problem.js';
 import {
   RESOURCE_BODY_LIMIT_BYTES,
   assertWellFormedText,
-  forceFlag,
+  deleteReferencedResource,
   idParamsSchema,
   listedNamespaces,
-  sendReferencedConflict,
   type IdParams,
 } from './resource-common.js';
 import { BACKEND_TYPES, DEFAULT_BACKEND_TYPE, isBackendType, validateVolumeInput } from '../domain/volume.js';
@@ -55,15 +54,7 @@ export function registerVolumeRoutes(app: FastifyInstance, deps: ApiDeps): void 
   app.delete<IdParams>(
     '/volumes/:id',
     { config: { auth: { scope: 'volumes:write' } }, schema: { params: idParamsSchema } },
-    async (request, reply) => {
-      const force = forceFlag(request.query);
-      const volume = getVolume(deps.db, request.params.id);
-      if (!volume) throw notFound('volume', request.params.id);
-      assertNamespaceAccess(request, volume.namespace);
-      const outcome = deleteVolume(deps.db, volume.id, force);
-      if (outcome.kind === 'not_found') throw notFound('volume', request.params.id);
-      if (outcome.kind === 'referenced') return sendReferencedConflict(reply, 'volume', volume.name, outcome.deployments);
-      return reply.code(204).send();
-    },
+    async (request, reply) =>
+      deleteReferencedResource(request, reply, 'volume', (id) => getVolume(deps.db, id), (id, force) => deleteVolume(deps.db, id, force)),
   );
 }

@@ -9,6 +9,7 @@
 // `insufficient_resources` (spec "States and transitions": Terminal = Yes); the retried failure statuses stay
 // active because the scheduler will try them again.
 import type { Db } from './db.js';
+import type { DeleteOutcome } from './outcomes.js';
 import { jsonList, prepared } from './prepared.js';
 
 export const INACTIVE_DEPLOYMENT_STATUSES = [
@@ -50,4 +51,24 @@ export function findReferrers(db: Db, resource: ReferencedResource): string[] {
   return prepared<[string, string, string], { referrer: string }>(db, sql)
     .all(resource.namespace, jsonList(INACTIVE_DEPLOYMENT_STATUSES), resource.name)
     .map((row) => row.referrer);
+}
+
+const TABLES = { secret: 'secrets', volume: 'volumes' } as const;
+
+/**
+ * Deletes secret or volume `id` unless an active deployment references it (then `referenced` with the
+ * referrers), or `force`. Check and delete are one transaction, so no reference can slip in between.
+ */
+export function deleteUnlessReferenced(db: Db, kind: ReferencedResource['kind'], id: string, force: boolean): DeleteOutcome {
+  const table = TABLES[kind];
+  return db.transaction((): DeleteOutcome => {
+    const row = prepared<[string], { namespace: string; name: string }>(db, `SELECT namespace, name FROM ${table} WHERE id = ?`).get(id);
+    if (!row) return { kind: 'not_found' };
+    if (!force) {
+      const deployments = findReferrers(db, { kind, namespace: row.namespace, name: row.name });
+      if (deployments.length > 0) return { kind: 'referenced', deployments };
+    }
+    prepared(db, `DELETE FROM ${table} WHERE id = ?`).run(id);
+    return { kind: 'deleted' };
+  })();
 }

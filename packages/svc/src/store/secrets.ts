@@ -8,7 +8,7 @@ import type { Db } from './db.js';
 import { namespaceExists } from './namespaces.js';
 import type { CreateOutcome, DeleteOutcome } from './outcomes.js';
 import { isUniqueViolation, jsonList, prepared } from './prepared.js';
-import { findReferrers } from './referrers.js';
+import { deleteUnlessReferenced } from './referrers.js';
 
 export interface SecretMetadata {
   id: string;
@@ -63,18 +63,9 @@ export function getSecret(db: Db, id: string): SecretMetadata | null {
   return prepared<[string], SecretMetadata>(db, `SELECT ${COLUMNS} FROM secrets WHERE id = ?`).get(id) ?? null;
 }
 
-/** Refuses while active deployments reference the secret, unless `force`. Check and delete are one transaction. */
+/** Refuses while active deployments reference the secret, unless `force`. */
 export function deleteSecret(db: Db, id: string, force: boolean): DeleteOutcome {
-  return db.transaction((): DeleteOutcome => {
-    const secret = getSecret(db, id);
-    if (!secret) return { kind: 'not_found' };
-    if (!force) {
-      const deployments = findReferrers(db, { kind: 'secret', namespace: secret.namespace, name: secret.name });
-      if (deployments.length > 0) return { kind: 'referenced', deployments };
-    }
-    prepared(db, 'DELETE FROM secrets WHERE id = ?').run(id);
-    return { kind: 'deleted' };
-  })();
+  return deleteUnlessReferenced(db, 'secret', id, force);
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Db } from './db.js';
 import { ensureNamespace, namespaceExists } from './namespaces.js';
 import type { CreateOutcome, DeleteOutcome } from './outcomes.js';
 import { isUniqueViolation, jsonList, prepared } from './prepared.js';
-import { findReferrers } from './referrers.js';
+import { deleteUnlessReferenced } from './referrers.js';
 
 export interface VolumeRecord {
   id: string;
@@ -123,16 +123,7 @@ export function registerVolume(
   })();
 }
 
-/** Refuses while active deployments mount the volume, unless `force`. Check and delete are one transaction. */
+/** Refuses while active deployments mount the volume, unless `force`. */
 export function deleteVolume(db: Db, id: string, force: boolean): DeleteOutcome {
-  return db.transaction((): DeleteOutcome => {
-    const volume = getVolume(db, id);
-    if (!volume) return { kind: 'not_found' };
-    if (!force) {
-      const deployments = findReferrers(db, { kind: 'volume', namespace: volume.namespace, name: volume.name });
-      if (deployments.length > 0) return { kind: 'referenced', deployments };
-    }
-    prepared(db, 'DELETE FROM volumes WHERE id = ?').run(id);
-    return { kind: 'deleted' };
-  })();
+  return deleteUnlessReferenced(db, 'volume', id, force);
 }

@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../support/server.js';
+import type { Problem } from './resources-support.js';
 
 let server: TestServer;
 before(async () => {
@@ -12,10 +13,6 @@ after(async () => {
   await server?.close();
 });
 
-interface Problem {
-  status: number;
-  violations: Array<{ property_path: string; code: string }>;
-}
 interface Config {
   id: string;
   name: string;

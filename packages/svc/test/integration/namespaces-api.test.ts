@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.js';
+import type { Problem } from './resources-support.js';
 
 let server: TestServer;
 before(async () => {
@@ -10,13 +11,6 @@ after(async () => {
   await server?.close();
 });
 
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  violations: Array<{ property_path: string; message: string; code: string }>;
-}
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

@@ -1,26 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { migrate, openDatabase, type Db } from '../../src/store/db.js';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
 import { createWebhook, revokeWebhook, webhookSigningSecret } from '../../src/store/webhooks.js';
 import { countDeliveriesByStatus, enqueueEvent } from '../../src/store/outbox.js';
 import { webhookEvent, type WebhookEvent } from '../../src/domain/events.js';
-
-function withDb(run: (db: Db) => void): void {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-outbox-'));
-  const db = openDatabase(join(dir, 'svc.db'));
-  try {
-    migrate(db);
-    run(db);
-  } finally {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+import { withTempDb } from './resources-support.js';
 
 const box = createSecretBox(randomBytes(32));
 const now = new Date('2026-01-02T03:04:05.000Z');
@@ -36,7 +21,7 @@ function scaled(): WebhookEvent {
 }
 
 test('enqueue: one pending delivery per matching, non-revoked webhook; payload stored as given', () => {
-  withDb((db) => {
+  withTempDb((db) => {
     const all = createWebhook(db, box, { url: 'http://10.0.0.1/all', events: [] }, now).record;
     const star = createWebhook(db, box, { url: 'http://10.0.0.1/star', events: ['*'] }, now).record;
     const family = createWebhook(db, box, { url: 'http://10.0.0.1/family', events: ['deployment.*'] }, now).record;
@@ -86,7 +71,7 @@ test('enqueue: one pending delivery per matching, non-revoked webhook; payload s
 });
 
 test('enqueue with no webhooks still records the event', () => {
-  withDb((db) => {
+  withTempDb((db) => {
     const { eventId, webhookIds } = enqueueEvent(db, scaled(), now);
     assert.deepEqual(webhookIds, []);
     assert.equal((db.prepare('SELECT count(*) AS n FROM events WHERE id = ?').get(eventId) as { n: number }).n, 1);
@@ -94,7 +79,7 @@ test('enqueue with no webhooks still records the event', () => {
 });
 
 test('enqueue joins the caller transaction: a rollback leaves neither event nor deliveries', () => {
-  withDb((db) => {
+  withTempDb((db) => {
     createWebhook(db, box, { url: 'http://10.0.0.1/all', events: [] }, now);
     assert.throws(
       () =>
@@ -110,7 +95,7 @@ test('enqueue joins the caller transaction: a rollback leaves neither event nor 
 });
 
 test('the pending queue is served by the queue index, without a sort', () => {
-  withDb((db) => {
+  withTempDb((db) => {
     const plan = db
       .prepare("EXPLAIN QUERY PLAN SELECT event_id FROM event_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at")
       .all(now.toISOString()) as Array<{ detail: string }>;
@@ -120,7 +105,7 @@ test('the pending queue is served by the queue index, without a sort', () => {
 });
 
 test('webhook signing secret is sealed at rest and recoverable for delivery', () => {
-  withDb((db) => {
+  withTempDb((db) => {
     const { record, secret } = createWebhook(db, box, { url: 'http://10.0.0.1/', events: [] }, now);
     assert.match(secret, /^whsec_[A-Za-z0-9_-]{43}$/);
     const stored = db.prepare('SELECT sealed_secret FROM webhooks WHERE id = ?').get(record.id) as { sealed_secret: Buffer };
@@ -133,8 +118,8 @@ test('webhook signing secret is sealed at rest and recoverable for delivery', ()
   });
 });
 
-test('enqueue cost stays far below 1 ms per event with 20 webhooks', () => {
-  withDb((db) => {
+test('enqueue costs well under 1 ms per event with 20 webhooks (median; p99 printed)', () => {
+  withTempDb((db) => {
     for (let i = 0; i < 20; i++) createWebhook(db, box, { url: `http://10.0.0.${i + 1}/`, events: i % 2 ? ['deployment.*'] : ['deployment.error'] }, now);
     // Measured inside the caller's transaction, as on the status-change path: the commit belongs to the
     // status change and is paid with or without the event.
@@ -150,7 +135,8 @@ test('enqueue cost stays far below 1 ms per event with 20 webhooks', () => {
     const p99 = samples[Math.floor(samples.length * 0.99)] ?? Infinity;
     const p50 = samples[Math.floor(samples.length * 0.5)] ?? Infinity;
     console.log(`enqueue p50 ${p50.toFixed(3)} ms, p99 ${p99.toFixed(3)} ms (20 webhooks, 10 matching)`);
-    // Generous bound for a shared 2-core machine; the bench (issue 4) measures the real figure.
-    assert.ok(p99 < 5, `p99 ${p99} ms`);
+    // The median is asserted: on a shared 2-core machine a p99 measures the neighbours' load as much as
+    // this code. The delivery bench measures the p99 on a quiet machine.
+    assert.ok(p50 < 1, `p50 ${p50} ms`);
   });
 });

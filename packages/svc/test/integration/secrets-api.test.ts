@@ -5,6 +5,7 @@ import { startTestServer, type ApiResponse, type TestServer } from '../support/s
 import { openDatabase } from '../../src/store/db.js';
 import { createSecretBox, parseSecretKey } from '../../src/crypto/secret-box.js';
 import { decryptSecretValue } from '../../src/store/secrets.js';
+import { insertDeployment, type Problem } from './resources-support.js';
 
 let server: TestServer;
 const responses: string[] = [];
@@ -24,26 +25,7 @@ after(async () => {
   await server?.close();
 });
 
-interface Problem {
-  status: number;
-  detail: string;
-  violations: Array<{ property_path: string; code: string }>;
-}
-
 const SENTINEL = `sentinel-${randomUUID()}`;
-
-function insertDeployment(namespace: string, name: string, status: string, spec: unknown): void {
-  const db = openDatabase(server.dbPath);
-  try {
-    const now = new Date().toISOString();
-    db.prepare(
-      `INSERT INTO deployments (id, namespace, name, kind, runtime, status, spec, created_at, updated_at)
-       VALUES (?, ?, ?, 'worker', 'docker', ?, ?, ?, ?)`,
-    ).run(randomUUID(), namespace, name, status, JSON.stringify(spec), now, now);
-  } finally {
-    db.close();
-  }
-}
 
 test('create answers metadata only; get, list with both filter forms; 404 namespace; 409 duplicate', async () => {
   const created = await call<Record<string, unknown>>('POST', '/secrets', { body: { namespace: 'prod', name: 'DB_Pass', value: SENTINEL } });
@@ -124,10 +106,10 @@ test('bad secret bodies are 4xx, never 500', async () => {
 test('delete of a referenced secret: 409 legacy body listing active referrers, then force', async () => {
   const created = await call<{ id: string }>('POST', '/secrets', { body: { namespace: 'prod', name: 'api-key', value: SENTINEL } });
   assert.equal(created.status, 201);
-  insertDeployment('prod', 'web', 'running', { environment: { KEY: { secretRef: 'api-key' } } });
-  insertDeployment('prod', 'worker', 'pending', { environment: { K: { secretRef: 'api-key' } } });
-  insertDeployment('prod', 'old', 'deleted', { environment: { K: { secretRef: 'api-key' } } });
-  insertDeployment('staging', 'web', 'running', { environment: { KEY: { secretRef: 'api-key' } } });
+  insertDeployment(server.dbPath, 'prod', 'web', 'running', { environment: { KEY: { secretRef: 'api-key' } } });
+  insertDeployment(server.dbPath, 'prod', 'worker', 'pending', { environment: { K: { secretRef: 'api-key' } } });
+  insertDeployment(server.dbPath, 'prod', 'old', 'deleted', { environment: { K: { secretRef: 'api-key' } } });
+  insertDeployment(server.dbPath, 'staging', 'web', 'running', { environment: { KEY: { secretRef: 'api-key' } } });
 
   const refused = await call<{ error: string; deployments: string[]; hint: string }>('DELETE', `/secrets/${created.body.id}`);
   assert.equal(refused.status, 409);

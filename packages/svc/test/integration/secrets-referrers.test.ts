@@ -1,42 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { migrate, openDatabase, type Db } from '../../src/store/db.js';
+import { randomBytes } from 'node:crypto';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
 import { findReferrers, INACTIVE_DEPLOYMENT_STATUSES } from '../../src/store/referrers.js';
 import { createNamespace, ensureNamespace, listNamespaces } from '../../src/store/namespaces.js';
 import { createSecret, decryptSecretValue, deleteSecret } from '../../src/store/secrets.js';
 import { deleteVolume, getVolumeByName, registerVolume } from '../../src/store/volumes.js';
 import { createConfig, readConfigKey } from '../../src/store/configs.js';
-
-function withDb(run: (db: Db) => void): void {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-referrers-'));
-  const db = openDatabase(join(dir, 'svc.db'));
-  try {
-    migrate(db);
-    run(db);
-  } finally {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+import { insertDeployment, withTempDb } from './resources-support.js';
 
 const now = new Date('2026-01-02T03:04:05.000Z');
-
-function insertDeployment(db: Db, namespace: string, name: string, status: string, spec: unknown): void {
-  db.prepare(
-    `INSERT INTO deployments (id, namespace, name, kind, runtime, status, spec, created_at, updated_at)
-     VALUES (?, ?, ?, 'worker', 'docker', ?, ?, ?, ?)`,
-  ).run(randomUUID(), namespace, name, status, JSON.stringify(spec), now.toISOString(), now.toISOString());
-}
 
 const volumeMount = (source: string, type = 'volume') => ({ type, source, destination: '/data', driver: 'local', permission: 'rw' });
 
 test('secret referrers: secretRef values in environment of active deployments of the same namespace', () => {
-  withDb((db) => {
+  withTempDb((db) => {
     insertDeployment(db, 'prod', 'web', 'running', { environment: { A: 'plain', DB: { secretRef: 'db-pass' } } });
     insertDeployment(db, 'prod', 'api', 'pending', { environment: { X: { secretRef: 'db-pass' }, Y: { secretRef: 'db-pass' } } });
     insertDeployment(db, 'prod', 'retrying', 'image_pull_back_off', { environment: { X: { secretRef: 'db-pass' } } });
@@ -56,7 +34,7 @@ test('secret referrers: secretRef values in environment of active deployments of
 });
 
 test('volume referrers: type=volume mounts only (not bind or config of the same source)', () => {
-  withDb((db) => {
+  withTempDb((db) => {
     insertDeployment(db, 'prod', 'db', 'running', { volumes: [volumeMount('pgdata')] });
     insertDeployment(db, 'prod', 'bind', 'running', { volumes: [volumeMount('pgdata', 'bind')] });
     insertDeployment(db, 'prod', 'cfg', 'running', { volumes: [{ ...volumeMount('pgdata', 'config'), key: 'k' }] });
@@ -67,7 +45,7 @@ test('volume referrers: type=volume mounts only (not bind or config of the same 
 });
 
 test('store deletes refuse referenced resources unless forced', () => {
-  withDb((db) => {
+  withTempDb((db) => {
     const box = createSecretBox(randomBytes(32));
     createNamespace(db, 'prod', now);
     const created = createSecret(db, box, { namespace: 'prod', name: 'db-pass', value: 'hunter2' }, now);
@@ -92,7 +70,7 @@ test('store deletes refuse referenced resources unless forced', () => {
 });
 
 test('ensureNamespace is idempotent; secrets are bound to their row', () => {
-  withDb((db) => {
+  withTempDb((db) => {
     const first = ensureNamespace(db, 'auto', now);
     assert.deepEqual(ensureNamespace(db, 'auto', new Date()), first);
     const box = createSecretBox(randomBytes(32));
@@ -110,7 +88,7 @@ test('ensureNamespace is idempotent; secrets are bound to their row', () => {
 });
 
 test('readConfigKey distinguishes a missing config, a missing key and non-object data', () => {
-  withDb((db) => {
+  withTempDb((db) => {
     ensureNamespace(db, 'prod', now);
     createConfig(db, { namespace: 'prod', name: 'app', data: '{"nginx.conf":"server {}","port":8080}', labels: '' }, now);
     createConfig(db, { namespace: 'prod', name: 'raw', data: 'not json', labels: '' }, now);

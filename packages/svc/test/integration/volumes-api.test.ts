@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { openDatabase } from '../../src/store/db.js';
+import { insertDeployment, type Problem } from './resources-support.js';
 
 let server: TestServer;
 before(async () => {
@@ -12,13 +12,6 @@ before(async () => {
 after(async () => {
   await server?.close();
 });
-
-interface Problem {
-  status: number;
-  title: string;
-  detail: string;
-  violations: Array<{ property_path: string; code: string }>;
-}
 
 test('create answers the short form; GET by id is the full Volume; defaults; list filter', async () => {
   const created = await server.request<Record<string, unknown>>('POST', '/volumes', {
@@ -102,19 +95,10 @@ test('bad volume bodies are 4xx', async () => {
 
 test('delete of a mounted volume: 409 legacy body, force deletes', async () => {
   const created = await server.request<{ id: string }>('POST', '/volumes', { body: { namespace: 'prod', name: 'shared' } });
-  const db = openDatabase(server.dbPath);
-  try {
-    const now = new Date().toISOString();
-    const insert = db.prepare(
-      `INSERT INTO deployments (id, namespace, name, kind, runtime, status, spec, created_at, updated_at) VALUES (?, 'prod', ?, 'worker', 'docker', ?, ?, ?, ?)`,
-    );
-    const mount = { type: 'volume', source: 'shared', destination: '/d', driver: 'local', permission: 'rw' };
-    insert.run(randomUUID(), 'db', 'running', JSON.stringify({ volumes: [mount] }), now, now);
-    insert.run(randomUUID(), 'crashed', 'crash_loop_back_off', JSON.stringify({ volumes: [mount] }), now, now);
-    insert.run(randomUUID(), 'binder', 'running', JSON.stringify({ volumes: [{ ...mount, type: 'bind' }] }), now, now);
-  } finally {
-    db.close();
-  }
+  const mount = { type: 'volume', source: 'shared', destination: '/d', driver: 'local', permission: 'rw' };
+  insertDeployment(server.dbPath, 'prod', 'db', 'running', { volumes: [mount] });
+  insertDeployment(server.dbPath, 'prod', 'crashed', 'crash_loop_back_off', { volumes: [mount] });
+  insertDeployment(server.dbPath, 'prod', 'binder', 'running', { volumes: [{ ...mount, type: 'bind' }] });
   const refused = await server.request<{ error: string; deployments: string[]; hint: string }>('DELETE', `/volumes/${created.body.id}`);
   assert.equal(refused.status, 409);
   assert.match(refused.headers.get('content-type') ?? '', /^application\/json/);

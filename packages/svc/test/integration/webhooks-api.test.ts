@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, type TestServer } from '../support/server.js';
+import type { Problem } from './resources-support.js';
 import { openDatabase } from '../../src/store/db.js';
 import { createSecretBox, parseSecretKey } from '../../src/crypto/secret-box.js';
 import { webhookSigningSecret } from '../../src/store/webhooks.js';
@@ -14,10 +15,6 @@ after(async () => {
   await server?.close();
 });
 
-interface Problem {
-  status: number;
-  violations: Array<{ property_path: string; code: string }>;
-}
 interface Webhook {
   id: string;
   url: string;
