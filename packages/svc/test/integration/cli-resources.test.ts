@@ -80,7 +80,7 @@ test('secret create / list / delete, 404, and referrers block deletion without -
   assert.equal(refused.code, 5);
   assert.equal(errorLine(refused), `error: secret '${id}' already exists or still has dependents`);
   assert.match(refused.stderr, /referenced by:\n {2}sec-ns\/web/);
-  assert.ok(json<{ id: string }[]>((await cli.run(['secret', 'list', '-o', 'json'])).stdout).some((s) => s.name === 'db-pass'));
+  assert.ok(json<{ id: string; name: string }[]>((await cli.run(['secret', 'list', '-o', 'json'])).stdout).some((s) => s.name === 'db-pass'));
 
   const forced = await cli.run(['secret', 'delete', id, '--force']);
   assert.equal(forced.code, 0, forced.stderr);
