@@ -153,3 +153,23 @@ test('CORS: only configured origins get headers; preflight answers the spec meth
     await plain.close();
   }
 });
+
+test('credentials never reach the logs, even at trace level', async () => {
+  const server = await startTestServer({ env: { SVC_LOG: 'trace' } });
+  try {
+    const pat = await server.createToken({ scopes: ['users:read'] });
+    await server.request('POST', '/users', { body: { username: 'logged', password: 'do-not-log-me-please' } });
+    await server.login('logged', 'do-not-log-me-please');
+    await server.request('GET', '/users', { token: pat.token });
+    await server.request('GET', `/users?ticket=svc_st_secretticket&token=${pat.token}`, { token: pat.token });
+    await server.request('POST', '/login', { token: null, body: { username: 'admin', password: 'wrong-but-secret-pw' } });
+    const logs = server.stdout() + server.stderr();
+    assert.ok(logs.includes('"url":"/users"'), 'requests are logged at this level');
+    for (const secret of [pat.token, server.adminToken, server.adminPassword, 'do-not-log-me-please', 'wrong-but-secret-pw', 'svc_st_secretticket']) {
+      assert.ok(!logs.includes(secret), `'${secret.slice(0, 12)}...' appears in the logs`);
+    }
+    assert.ok(!/authorization/i.test(logs), 'no Authorization header in the logs');
+  } finally {
+    await server.close();
+  }
+});
