@@ -175,6 +175,8 @@ class DeploymentChanges {
     private readonly now: number,
     /** True when this deployment is the new side of a rolling update whose parent still serves. */
     readonly parentServing: boolean,
+    /** Instances already removed by this plan, shared by every deployment's changes. */
+    private readonly removed: Set<string> = new Set(),
   ) {
     this.initial = {
       status: deployment.status,
@@ -235,7 +237,14 @@ class DeploymentChanges {
     this.actions.push({ type: 'create', deploymentId: this.id });
   }
 
+  /** Whether this plan already removes the instance. */
+  removes(instance: ObservedInstance): boolean {
+    return this.removed.has(instance.id);
+  }
+
   remove(instance: ObservedInstance, reason: RemovalReason): void {
+    if (this.removed.has(instance.id)) return;
+    this.removed.add(instance.id);
     this.actions.push({ type: 'remove', deploymentId: this.id, instanceId: instance.id, planned: true, reason });
   }
 
@@ -287,25 +296,37 @@ interface Rollouts {
   predecessors: Map<string, DesiredDeployment[]>;
   /** Predecessor id → the head that drains it. */
   drainedBy: Map<string, string>;
+  /** Deleted deployments that still link a head to an older predecessor: purging them would break the chain. */
+  links: Set<string>;
 }
 
 function computeRollouts(deployments: readonly DesiredDeployment[]): Rollouts {
   const byId = new Map(deployments.map((d) => [d.id, d]));
-  const hasActiveChild = new Set<string>();
-  for (const d of deployments) if (d.parentId !== null && isActive(d)) hasActiveChild.add(d.parentId);
-  const rollouts: Rollouts = { ancestors: new Map(), predecessors: new Map(), drainedBy: new Map() };
-  for (const head of deployments) {
-    if (head.parentId === null || !isActive(head) || hasActiveChild.has(head.id)) continue;
-    const predecessors: DesiredDeployment[] = [];
-    const visited = new Set([head.id]);
-    for (let p = byId.get(head.parentId); p !== undefined && !visited.has(p.id); p = p.parentId === null ? undefined : byId.get(p.parentId)) {
+  const chainOf = (d: DesiredDeployment): DesiredDeployment[] => {
+    const chain: DesiredDeployment[] = [];
+    const visited = new Set([d.id]);
+    for (let p = d.parentId === null ? undefined : byId.get(d.parentId); p !== undefined && !visited.has(p.id); ) {
       visited.add(p.id);
-      predecessors.push(p);
+      chain.push(p);
+      p = p.parentId === null ? undefined : byId.get(p.parentId);
     }
+    return chain;
+  };
+  // Only active deployments replace anything; a failed or deleted child hands its predecessors back.
+  const chains = new Map<string, DesiredDeployment[]>();
+  for (const d of deployments) if (d.parentId !== null && isActive(d)) chains.set(d.id, chainOf(d));
+  const superseded = new Set<string>();
+  for (const chain of chains.values()) for (const p of chain) superseded.add(p.id);
+
+  const rollouts: Rollouts = { ancestors: new Map(), predecessors: new Map(), drainedBy: new Map(), links: new Set() };
+  for (const [headId, predecessors] of chains) {
+    if (superseded.has(headId)) continue; // a newer deployment replaces this one too: it is not a head
     const ancestors = predecessors.filter((p) => p.status !== 'deleted' && !rollouts.drainedBy.has(p.id));
-    for (const a of ancestors) rollouts.drainedBy.set(a.id, head.id);
-    rollouts.predecessors.set(head.id, predecessors);
-    rollouts.ancestors.set(head.id, ancestors);
+    const oldest = predecessors.findLastIndex((p) => p.status !== 'deleted');
+    for (const p of predecessors.slice(0, Math.max(0, oldest))) if (p.status === 'deleted') rollouts.links.add(p.id);
+    for (const a of ancestors) rollouts.drainedBy.set(a.id, headId);
+    rollouts.predecessors.set(headId, predecessors);
+    rollouts.ancestors.set(headId, ancestors);
   }
   return rollouts;
 }
@@ -336,6 +357,8 @@ interface World {
   allInstances: Map<string, ObservedInstance[]>;
   pendingCreations: Map<string, number>;
   removing: Set<string>;
+  /** Instances this plan removes. */
+  removed: Set<string>;
   health: Map<string, InstanceHealth>;
   rollouts: Rollouts;
 }
@@ -365,6 +388,7 @@ export function plan(input: PlanInput): Action[] {
     ),
     pendingCreations: new Map(),
     removing,
+    removed: new Set(),
     health: new Map(input.health.map((h) => [h.instanceId, h])),
     rollouts: computeRollouts(input.deployments),
   };
@@ -373,21 +397,24 @@ export function plan(input: PlanInput): Action[] {
   }
 
   const known = new Set(input.deployments.map((d) => d.id));
-  for (const deployment of input.deployments) {
-    // A predecessor being drained is handled entirely by its head's rolling update.
-    if (world.rollouts.drainedBy.has(deployment.id)) continue;
-    const changes = new DeploymentChanges(
-      deployment,
-      world.actions,
-      world.now,
-      (world.rollouts.ancestors.get(deployment.id)?.length ?? 0) > 0,
-    );
-    planDeployment(changes, world);
-    changes.flush();
-    const ancestors = world.rollouts.ancestors.get(deployment.id);
-    if (ancestors !== undefined && ancestors.length > 0 && isActive({ ...deployment, status: changes.state.status })) {
-      planRollingUpdate(changes, ancestors, world);
+  const finalStatus = new Map<string, DeploymentStatus>();
+  let todo = input.deployments;
+  for (;;) {
+    const deferred: DesiredDeployment[] = [];
+    for (const deployment of todo) {
+      // A predecessor being drained is handled entirely by its head's rolling update.
+      if (world.rollouts.drainedBy.has(deployment.id)) {
+        deferred.push(deployment);
+        continue;
+      }
+      finalStatus.set(deployment.id, planOne(deployment, world));
     }
+    // A head that failed in this pass hands its predecessors back: plan them now, not one tick later.
+    const rollouts = computeRollouts(input.deployments.map((d) => ({ ...d, status: finalStatus.get(d.id) ?? d.status })));
+    const freed = deferred.filter((d) => !rollouts.drainedBy.has(d.id));
+    if (freed.length === 0) break;
+    world.rollouts = rollouts;
+    todo = deferred;
   }
 
   for (const instance of input.observed) {
@@ -408,6 +435,18 @@ export function plan(input: PlanInput): Action[] {
     .map(({ action }) => action);
 }
 
+/** Plans one deployment that is not being drained; returns its status after this plan. */
+function planOne(deployment: DesiredDeployment, world: World): DeploymentStatus {
+  const ancestors = world.rollouts.ancestors.get(deployment.id) ?? [];
+  const changes = new DeploymentChanges(deployment, world.actions, world.now, ancestors.length > 0, world.removed);
+  planDeployment(changes, world);
+  changes.flush();
+  if (ancestors.length > 0 && isActive({ ...deployment, status: changes.state.status })) {
+    planRollingUpdate(changes, ancestors, world);
+  }
+  return changes.state.status;
+}
+
 function planDeployment(changes: DeploymentChanges, world: World): void {
   const { deployment } = changes;
   if (deployment.status === 'deleted') return planDeleted(changes, world);
@@ -421,14 +460,14 @@ function planDeleted(changes: DeploymentChanges, world: World): void {
   for (const instance of instances) changes.remove(instance, 'deleted');
   if (instances.length > 0) changes.record('info', 'Deleting', `removing ${instances.length} instance(s)`);
   const anyLeft = (world.allInstances.get(changes.id)?.length ?? 0) > 0;
-  if (!anyLeft && (world.pendingCreations.get(changes.id) ?? 0) === 0) {
+  if (!anyLeft && (world.pendingCreations.get(changes.id) ?? 0) === 0 && !world.rollouts.links.has(changes.id)) {
     world.actions.push({ type: 'purge', deploymentId: changes.id });
   }
 }
 
 /** Terminal deployments keep their exited instances (logs stay readable) but nothing keeps running. */
 function stopLiveInstances(changes: DeploymentChanges, world: World, reason: RemovalReason): void {
-  const live = (world.instances.get(changes.id) ?? []).filter(isLive);
+  const live = (world.instances.get(changes.id) ?? []).filter((i) => isLive(i) && !changes.removes(i));
   for (const instance of live) changes.remove(instance, reason);
   if (live.length > 0) {
     changes.record('info', 'Stopped', `stopped ${live.length} instance(s): deployment is ${changes.state.status}`);
@@ -625,7 +664,7 @@ function planRollingUpdate(head: DeploymentChanges, ancestors: DesiredDeployment
     head.deployment.force || spec.health_checks.length === 0 || ancestors.some((a) => collideOnHost(a.spec, spec));
 
   const oldChanges = ancestors.map(
-    (a) => new DeploymentChanges(a, world.actions, world.now, false),
+    (a) => new DeploymentChanges(a, world.actions, world.now, false, world.removed),
   );
   const oldInstances = ancestors.flatMap((a) => world.instances.get(a.id) ?? []);
   const oldInFlight = ancestors.some(
