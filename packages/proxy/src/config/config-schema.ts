@@ -22,6 +22,7 @@ import {
   type Path,
 } from './checks.js';
 import { isValidHostAddress } from './entrypoint-schema.js';
+import { parseListenAddress, type HostPort } from '../upstream/address.js';
 
 export type Role = 'admin' | 'read-only';
 
@@ -93,23 +94,19 @@ export interface SchemaContext {
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-/** `host:port`, `[v6]:port` or `:port`; host may be an IP or a hostname. */
-export function splitListenAddress(text: string): { host: string; port: number } | null {
-  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text);
-  if (!match) return null;
-  const host = match[1] ?? match[2] ?? '';
-  const port = Number(match[3]);
-  if (port < 1 || port > 65535) return null;
-  if (match[1] !== undefined && isIP(host) !== 6) return null;
-  if (match[2] !== undefined && host !== '' && !isValidHostAddress(host)) return null;
-  return { host: host === '' ? '0.0.0.0' : host, port };
+/** `host:port`, `[v6]:port` or `:port` (all IPv4 interfaces); the host may be an IP or a hostname. */
+export function splitListenAddress(text: string): HostPort | null {
+  const parsed = parseListenAddress(text);
+  if (!parsed) return null;
+  if (isIP(parsed.host) === 0 && !isValidHostAddress(parsed.host)) return null;
+  return parsed;
 }
 
 const asListenAddress: Parser<string> = (value, path, issues) => {
   const text = asString({ nonEmpty: true, max: 300 })(value, path, issues);
   if (text === undefined) return undefined;
   if (!splitListenAddress(text)) {
-    return issues.add(path, `${describe(text)} is not "host:port" (port 1-65535; IPv6 in brackets)`, 'E001');
+    return issues.add(path, `${describe(text)} is not "host:port" (port 0-65535; IPv6 in brackets)`, 'E001');
   }
   return text;
 };

@@ -50,16 +50,7 @@ export class HttpProvider implements Provider {
     try {
       body = await this.fetchBody();
     } catch (error) {
-      if (this.stopped) return;
-      this.failing = true;
-      const reason = error instanceof PollError ? error.message : describeFetchError(error, this.options.timeout);
-      emit({
-        entrypoints: this.lastGood.entrypoints,
-        diagnostics: [
-          ...this.lastGood.diagnostics,
-          scoped(null, diagnostic('W004', `http provider: ${redactUrl(this.options.url)}: ${reason}; keeping the last good set (${this.lastGood.entrypoints.length} entrypoints)`, { label: 'providers.http.url' })),
-        ],
-      });
+      if (!this.stopped) this.fail(emit, error instanceof PollError ? error.message : describeFetchError(error, this.options.timeout));
       return;
     }
     if (this.stopped) return;
@@ -68,27 +59,24 @@ export class HttpProvider implements Provider {
     try {
       parsed = JSON.parse(body);
     } catch (error) {
-      this.lastBody = null;
-      this.failing = true;
-      emit({
-        entrypoints: this.lastGood.entrypoints,
-        diagnostics: [...this.lastGood.diagnostics, scoped(null, diagnostic('W004', `http provider: ${redactUrl(this.options.url)}: body is not JSON (${error instanceof Error ? error.message : 'parse error'}); keeping the last good set`, { label: 'providers.http.url' }))],
-      });
-      return;
+      return this.fail(emit, `body is not JSON (${error instanceof Error ? error.message : 'parse error'})`);
     }
-    if (!Array.isArray(parsed)) {
-      this.lastBody = null;
-      this.failing = true;
-      emit({
-        entrypoints: this.lastGood.entrypoints,
-        diagnostics: [...this.lastGood.diagnostics, scoped(null, diagnostic('W004', `http provider: ${redactUrl(this.options.url)}: body must be a JSON array of entrypoints; keeping the last good set`, { label: 'providers.http.url' }))],
-      });
-      return;
-    }
+    if (!Array.isArray(parsed)) return this.fail(emit, 'body must be a JSON array of entrypoints');
     this.lastBody = body;
     this.failing = false;
     this.lastGood = normalizeDefinitions(parsed, { source: 'http', origin: redactUrl(this.options.url), listPath: [] });
     emit(this.lastGood);
+  }
+
+  /** The last good set stays in service; W004 says why the endpoint is not trusted right now. */
+  private fail(emit: (state: ProviderState) => void, reason: string): void {
+    this.failing = true;
+    this.lastBody = null;
+    const message = `http provider: ${redactUrl(this.options.url)}: ${reason}; keeping the last good set (${this.lastGood.entrypoints.length} entrypoints)`;
+    emit({
+      entrypoints: this.lastGood.entrypoints,
+      diagnostics: [...this.lastGood.diagnostics, scoped(null, diagnostic('W004', message, { label: 'providers.http.url' }))],
+    });
   }
 
   private async fetchBody(): Promise<string> {
