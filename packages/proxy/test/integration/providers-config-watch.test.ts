@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { renameSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { apiClient, freePort, sha256, startProxy, tempDir, waitFor, type RunningProxy } from './cli-harness.js';
@@ -10,6 +11,18 @@ function routes(entries: { name: string; port: number; host: string }[]): string
   return `entrypoints:\n${entries
     .map((e) => `  - name: ${e.name}\n    protocol: Http\n    backends: [ { address: 127.0.0.1, port: ${e.port} } ]\n    config: { hostnames: [${e.host}] }\n`)
     .join('')}`;
+}
+
+function viaProxy(port: number, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/', headers: { host }, agent: false }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** Write-then-rename, as editors and config management tools save. */
@@ -23,10 +36,11 @@ describe('config provider: the routes file is watched', () => {
   const routesPath = join(temp.dir, 'routes.yaml');
   let proxy: RunningProxy;
   let call: ReturnType<typeof apiClient>;
+  let httpPort = 0;
 
   before(async () => {
     const apiPort = await freePort();
-    const httpPort = await freePort();
+    httpPort = await freePort();
     writeFileSync(
       join(temp.dir, 'config.yaml'),
       `api: { enabled: true, listen_address: "127.0.0.1:${apiPort}", users: [ { name: admin, hash: ${sha256('pw')} } ] }
@@ -88,6 +102,26 @@ providers: { config: { enabled: true, path: ./routes.yaml } }
     }, 1_000);
     assert.ok(cleared);
     assert.deepEqual(await ids(), ['http_four']);
+  });
+
+  test('a reload does not drop a request in flight', async () => {
+    const slow = createServer((_req, res) => setTimeout(() => res.end('slow answer'), 700));
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const address = slow.address();
+    const slowPort = typeof address === 'object' && address ? address.port : 0;
+    try {
+      atomicWrite(routesPath, routes([{ name: 'four', port: 8004, host: 'four.test' }, { name: 'slow', port: slowPort, host: 'slow.test' }]));
+      assert.ok(await waitFor(async () => ((await ids()).includes('http_slow') ? true : null), 1_000));
+      const inFlight = viaProxy(httpPort, 'slow.test');
+      await new Promise((r) => setTimeout(r, 150));
+      atomicWrite(routesPath, routes([{ name: 'four', port: 8004, host: 'four.test' }]));
+      assert.ok(await waitFor(async () => ((await ids()).includes('http_slow') ? null : true), 1_000));
+      assert.deepEqual(await inFlight, { status: 200, body: 'slow answer' });
+      assert.equal((await viaProxy(httpPort, 'slow.test')).status, 404, 'the removed route no longer matches');
+    } finally {
+      slow.closeAllConnections();
+      await new Promise<void>((resolve) => slow.close(() => resolve()));
+    }
   });
 
   test('a deleted file keeps the routes and raises E003; recreating it recovers', async () => {
