@@ -1,22 +1,13 @@
 // Pure decisions and rendering over deployment records: client-side filters, the prune rule, table rows.
+import { isDeploymentStatus, PRUNED_BY_DEFAULT_STATUSES } from '../domain/deployment.js';
 import { formatTime, paint, statusColor, strings, sub, text, type ApiRecord } from './output.js';
 
-/** Statuses `namespace prune` removes by default (spec "Namespace pruning"); pending, creating, running stay. */
-export const PRUNABLE_STATUSES: readonly string[] = [
-  'completed',
-  'failed',
-  'deleted',
-  'crash_loop_back_off',
-  'image_pull_back_off',
-  'create_container_error',
-  'network_error',
-  'config_error',
-  'file_system_error',
-  'error',
-];
-
 export function selectPrunable(deployments: readonly ApiRecord[], all: boolean): ApiRecord[] {
-  return deployments.filter((d) => all || PRUNABLE_STATUSES.includes(text(d, 'status', '')));
+  // The one list of the spec's prune rule lives in the domain; the CLI only applies it to what the API returned.
+  return deployments.filter((d) => {
+    const status = d.status;
+    return all || (isDeploymentStatus(status) && PRUNED_BY_DEFAULT_STATUSES.has(status));
+  });
 }
 
 export interface LabelSelector {
