@@ -7,6 +7,7 @@ import { groupDiagnostics, type Diagnostic, type DiagnosticsReport, type ScopedD
 import type { DataPlane } from '../model/dataplane-contract.js';
 import { PROVIDER_NAMES, type Entrypoint, type ProviderName, type Source } from '../model/entrypoint.js';
 import type { ProviderState } from '../providers/provider.js';
+import { findCollisions, type Collision } from '../routing/collisions.js';
 import { mergeSources } from './merge.js';
 import type { ApiEntrypointStore } from './state-file.js';
 
@@ -37,6 +38,7 @@ export class ControlPlane {
   private readonly providerStates = new Map<ProviderName, ProviderState>();
   private snapshotValue: Snapshot;
   private appliedKey = '';
+  private collisionCache: { key: string; collisions: Collision[] } | null = null;
   /** Number of times a changed entrypoint set was pushed to the data plane. */
   reloads = 0;
 
@@ -147,10 +149,18 @@ export class ControlPlane {
       entrypoints: merged.entrypoints,
       reported,
       isProviderAvailable: this.isProviderAvailable,
+      collisions: (entrypoints) => this.collisionsOf(entrypoints),
     });
     const report = groupDiagnostics(diagnostics);
     const byCandidate = new Map(report.items.map((item) => [item.candidate_id, item.diagnostics]));
     return { entrypoints: merged.entrypoints, diagnostics, report, byCandidate };
+  }
+
+  /** The collision search is quadratic: reuse the last answer while the Http route set is unchanged. */
+  private collisionsOf(entrypoints: readonly Entrypoint[]): Collision[] {
+    const key = JSON.stringify(entrypoints);
+    if (this.collisionCache?.key !== key) this.collisionCache = { key, collisions: findCollisions(entrypoints) };
+    return this.collisionCache.collisions;
   }
 
   private recompute(): void {
