@@ -625,7 +625,7 @@ function planWorker(changes: DeploymentChanges, world: World): void {
     const excess = byPreference.slice(0, Math.min(count - spec.replicas, live.length));
     excess.forEach((instance, k) => {
       changes.remove(instance, 'scale_down');
-      changes.scaled('down', live.length - k - 1);
+      changes.scaled('down', count - k - 1);
       changes.record('info', 'ScaleDown', `removing instance ${instance.name}`, runtime);
     });
     const kept = new Set(excess.map((i) => i.id));
