@@ -466,7 +466,11 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
       try {
         const exec = await docker.getContainer(instance.id).exec({ Cmd: command, AttachStdout: false, AttachStderr: false, abortSignal: abort.signal });
         // Detached start returns once the process is running; the spec's command check stops there.
-        await exec.start({ Detach: true, abortSignal: abort.signal });
+        const response: unknown = await exec.start({ Detach: true, abortSignal: abort.signal });
+        // dockerode hands back the (empty) response stream even when detached; left unread it pins the socket.
+        if (typeof response === 'object' && response !== null && 'destroy' in response && typeof response.destroy === 'function') {
+          response.destroy();
+        }
         return true;
       } catch {
         return false;
