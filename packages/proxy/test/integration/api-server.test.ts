@@ -297,6 +297,14 @@ describe('API state survives a restart; cors_origins restricts origins; SIGTERM 
       }, 5_000);
       assert.ok(again, 'entrypoint restored');
       assert.equal((again.body as { source: string }).source, 'api');
+
+      // Killed without warning right after a write: the write was on disk before the 201.
+      assert.equal((await call('POST', '/entrypoints', { user: ADMIN, json: body('survivor', 8081) })).status, 201);
+      proxy.child.kill('SIGKILL');
+      await proxy.stop();
+      proxy = await startProxy(setup.configPath);
+      const ids = ((await call('GET', '/entrypoints', { user: VIEWER })).body as { id: string }[]).map((e) => e.id);
+      assert.ok(ids.includes('http_persisted') && ids.includes('http_survivor'), ids.join(','));
     } finally {
       assert.equal(await proxy.stop(), 0);
     }

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HttpProvider } from '../../src/providers/http/index.js';
 import type { ProviderState } from '../../src/providers/provider.js';
-import { freePort } from './cli-harness.js';
+import { apiClient, freePort, sha256, startProxy, tempDir } from './cli-harness.js';
 
 function definition(name: string, port: number): Record<string, unknown> {
   return { name, protocol: 'Http', backends: [{ address: '127.0.0.1', port }], config: { hostnames: [`${name}.test`] } };
@@ -106,5 +108,42 @@ describe('http provider against a real local HTTP server', () => {
     assert.equal(got.length, 1);
     assert.deepEqual(got[0]?.entrypoints, []);
     assert.match(got[0]?.diagnostics[0]?.diagnostic.message ?? '', /cannot connect \(ECONNREFUSED\)/);
+  });
+});
+
+describe('serve with the http provider enabled', () => {
+  test('polled entrypoints appear in the API with source http and a live provider count', async () => {
+    const temp = tempDir('http-serve');
+    const routes = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify([definition('polled', 8080)]));
+    });
+    await new Promise<void>((resolve) => routes.listen(0, '127.0.0.1', resolve));
+    const address = routes.address();
+    const routesPort = typeof address === 'object' && address ? address.port : 0;
+    const apiPort = await freePort();
+    const httpPort = await freePort();
+    writeFileSync(
+      join(temp.dir, 'config.yaml'),
+      `api: { enabled: true, listen_address: "127.0.0.1:${apiPort}", users: [ { name: a, hash: ${sha256('pw')} } ] }
+proxy: { http: { listen_address: "127.0.0.1:${httpPort}" }, workers: 1 }
+providers: { http: { enabled: true, url: "http://127.0.0.1:${routesPort}/routes", poll_interval: 60, timeout: 2 } }
+`,
+    );
+    const proxy = await startProxy(join(temp.dir, 'config.yaml'));
+    try {
+      const call = apiClient(`http://127.0.0.1:${apiPort}`);
+      const list = (await call('GET', '/entrypoints', { user: ['a', 'pw'] })).body as { id: string; source: string }[];
+      assert.deepEqual(list.map((e) => `${e.id}:${e.source}`), ['http_polled:http']);
+      const providers = (await call('GET', '/providers', { user: ['a', 'pw'] })).body as { providers: { name: string; enabled: boolean; entrypoint_count: number }[] };
+      assert.deepEqual(providers.providers.find((p) => p.name === 'http'), { name: 'http', enabled: true, configured: true, entrypoint_count: 1 });
+      const put = await call('PUT', '/entrypoints/http_polled', { user: ['a', 'pw'], json: { ...definition('polled', 8081), config: { hostnames: [], priority: 0 } } });
+      assert.equal(put.status, 403);
+    } finally {
+      assert.equal(await proxy.stop(), 0);
+      routes.closeAllConnections();
+      await new Promise<void>((resolve) => routes.close(() => resolve()));
+      temp.cleanup();
+    }
   });
 });
