@@ -266,7 +266,8 @@ class DeploymentChanges {
       }),
     );
     this.record(level, reason, `${from} → ${to}: ${message}`);
-    if (TERMINAL_STATUSES.has(to) && this.parentServing) {
+    // A child that ends (terminal, or stopped by its own health check) ends its rolling update.
+    if ((TERMINAL_STATUSES.has(to) || to === 'deleted') && this.parentServing) {
       this.rollingUpdate('failed');
       this.record('error', 'RollingUpdateFailed', `rolling update failed (${to}); the parent keeps serving`);
     }

@@ -173,6 +173,20 @@ test('failed child through a create failure reports the rolling update as failed
   assert.deepEqual(servingParents([parent, child], 'p'), []);
 });
 
+test('a child stopped by its own health check (on_failure stop) fails the rolling update', () => {
+  const { parent, parentInstances } = pair();
+  const child = deployment({ id: 'c', parentId: 'p', status: 'creating', statusSince: NOW }, { replicas: 1, health_checks: [{ ...TCP_CHECK, on_failure: 'stop' }] });
+  const c1 = instance(child);
+  const actions = run({
+    deployments: [parent, child],
+    observed: [...parentInstances, c1],
+    health: [...healthy(...parentInstances), { instanceId: c1.id, checks: [check({ lastStatus: 'failure', consecutiveFailures: 3 })] }],
+  });
+  assert.equal(lastState(actions, 'c')?.status, 'deleted');
+  assert.deepEqual(webhooks(actions, 'deployment.rolling_update').map((e) => e.phase), ['failed']);
+  assert.deepEqual(removals(actions), [[c1.id, 'deleted']], 'the parent keeps all its instances');
+});
+
 test('a child deleted by the user mid-rollout hands control back to the parent', () => {
   const { parent, child, parentInstances } = pair();
   const actions = run({ deployments: [parent, { ...child, status: 'deleted' }], observed: [parentInstances[0]!], health: healthy(parentInstances[0]!) });
