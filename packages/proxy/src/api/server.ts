@@ -47,10 +47,12 @@ export function createApiServer(deps: ApiDependencies): ApiServer {
   });
   server.keepAliveTimeout = 5_000;
   // Malformed HTTP gets a JSON 400 too, not the bare default.
-  server.on('clientError', (_error, socket) => {
+  server.on('clientError', (error: Error & { code?: string }, socket) => {
     if (!socket.writable) return socket.destroy();
-    const body = JSON.stringify({ error: 'malformed HTTP request' });
-    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    const body = JSON.stringify({ error: tooLarge ? 'request headers too large' : 'malformed HTTP request' });
+    socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
   return {
     server,

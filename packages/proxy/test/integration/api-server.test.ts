@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { apiClient, freePort, sha256, startProxy, tempDir, waitFor, type RunningProxy } from './cli-harness.js';
@@ -223,6 +224,23 @@ describe('management API over real HTTP', () => {
     const mismatch = await call('PUT', '/entrypoints/tcp_pg', { user: ADMIN, json: body('other', 5432, { entrypoint: 'db' }, 'Tcp') });
     assert.equal(mismatch.status, 422);
     assert.equal((await call('DELETE', '/entrypoints/tcp_pg', { user: ADMIN })).status, 204);
+  });
+
+  test('malformed HTTP and oversized headers still get a JSON error', async () => {
+    const raw = (payload: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(setup.apiPort, '127.0.0.1', () => socket.end(payload));
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+    const garbage = await raw('NOT HTTP AT ALL\r\n\r\n');
+    assert.match(garbage, /^HTTP\/1\.1 400 /);
+    assert.match(garbage, /\{"error":"malformed HTTP request"\}$/);
+    const huge = await raw(`GET /me HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    assert.match(huge, /^HTTP\/1\.1 431 /);
+    assert.match(huge, /\{"error":"request headers too large"\}$/);
   });
 
   test('GET /providers always lists the seven providers with live counts', async () => {
