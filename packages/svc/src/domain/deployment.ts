@@ -158,7 +158,7 @@ export type HealthCheck = TcpHealthCheck | HttpHealthCheck | CommandHealthCheck;
 
 export interface RegistryAuthSpec {
   username: string;
-  /** Never returned by the API: renderers must drop it (see docs/svc/deployments.md). */
+  /** Never returned by the API: render records through publicSpec(). */
   password: string;
   server_address?: string;
 }
@@ -190,14 +190,33 @@ export interface DeploymentSpec {
   network: { mode: NetworkMode };
 }
 
+/** Registry credentials as the API shows them: never the password. */
+export interface PublicRegistryAuth {
+  username: string;
+  server_address?: string;
+}
+
+export type PublicDeploymentConfig = Omit<DeploymentConfig, 'registry_auth'> & { registry_auth?: PublicRegistryAuth };
+
+/** A spec as it may leave the service (API responses, events, logs): the registry password is dropped. */
+export type PublicDeploymentSpec = Omit<DeploymentSpec, 'config'> & { config: PublicDeploymentConfig };
+
+export function publicSpec(spec: DeploymentSpec): PublicDeploymentSpec {
+  const { registry_auth: auth, ...config } = spec.config;
+  if (auth === undefined) return { ...spec, config };
+  const shown: PublicRegistryAuth = { username: auth.username };
+  if (auth.server_address !== undefined) shown.server_address = auth.server_address;
+  return { ...spec, config: { ...config, registry_auth: shown } };
+}
+
 export interface DeploymentInstance {
   id: string;
   /** Omitted when the instance has no reachable network. */
   address?: string;
 }
 
-/** The Deployment resource as the API returns it: the spec plus what the service assigns and observes. */
-export interface Deployment extends DeploymentSpec {
+/** The Deployment resource as the API returns it: the public spec plus what the service assigns and observes. */
+export interface Deployment extends PublicDeploymentSpec {
   id: string;
   created_at: string;
   updated_at: string;

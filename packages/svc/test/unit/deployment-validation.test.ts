@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseDuration, validateDeployment, type DeploymentValidation } from '../../src/domain/deployment-validation.js';
-import type { DeploymentSpec } from '../../src/domain/deployment.js';
+import { publicSpec, type DeploymentSpec } from '../../src/domain/deployment.js';
 import type { Violation } from '../../src/domain/violations.js';
 
 const minimal = { name: 'web', runtime: 'docker', namespace: 'prod', image: 'nginx:1.27' };
@@ -331,4 +331,13 @@ test('parseDuration accepts ms and s only', () => {
   assert.equal(parseDuration('10s'), 10_000);
   assert.equal(parseDuration('0s'), 0);
   for (const bad of ['1m', '1h', '1.5s', '', 's', ' 1s', '-1s', '10']) assert.equal(parseDuration(bad), null, bad);
+});
+
+test('publicSpec drops the registry password and nothing else', () => {
+  const spec = valid({ ...minimal, config: { registry_auth: { username: 'u', password: 'hunter2', server_address: 'r.example' } } });
+  const shown = publicSpec(spec);
+  assert.deepEqual(shown.config, { image_pull_policy: 'IfNotPresent', registry_auth: { username: 'u', server_address: 'r.example' } });
+  assert.equal(JSON.stringify(shown).includes('hunter2'), false);
+  assert.equal(spec.config.registry_auth?.password, 'hunter2', 'the stored spec is untouched');
+  assert.deepEqual(publicSpec(valid(minimal)), valid(minimal));
 });
