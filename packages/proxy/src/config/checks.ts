@@ -86,7 +86,7 @@ export function field<T>(
   fallback: T | typeof REQUIRED,
 ): T | undefined {
   const here = [...path, key];
-  if (!(key in obj) || obj[key] === undefined) {
+  if (!Object.hasOwn(obj, key) || obj[key] === undefined) {
     if (fallback === REQUIRED) return issues.add(here, 'is required');
     return fallback;
   }

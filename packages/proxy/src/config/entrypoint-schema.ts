@@ -242,7 +242,7 @@ export function parseEntrypoint(input: unknown, options: EntrypointParseOptions)
   const protocol = field(obj, 'protocol', [], issues, asEnum<Protocol>(PROTOCOLS), REQUIRED);
   const candidateId = name !== undefined && protocol !== undefined ? entrypointId(protocol, name) : null;
   let backends: Backend[] | undefined;
-  if (!('backends' in obj)) issues.add(['backends'], 'is required');
+  if (!Object.hasOwn(obj, 'backends')) issues.add(['backends'], 'is required');
   else if (Array.isArray(obj.backends) && obj.backends.length === 0) issues.add(['backends'], 'needs at least one backend', 'E007');
   else backends = listOf(parseBackend, { max: 1000 })(obj.backends, ['backends'], issues);
   const config = field(obj, 'config', [], issues, (v, p, i) => parseConfig(v, p, i, options), REQUIRED);
