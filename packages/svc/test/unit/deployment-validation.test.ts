@@ -278,6 +278,28 @@ const invalidCases: [string, unknown, string[]][] = [
   ['too many ports', { ...minimal, ports: Array.from({ length: 65 }, (_, i) => ({ published: 1000 + i, target: 80 })) }, ['ports deployment.ports.too_many']],
   ['too many health checks', { ...minimal, health_checks: Array.from({ length: 9 }, () => ({ type: 'tcp', port: 80 })) }, ['health_checks deployment.health_checks.too_many']],
   ['too many labels', { ...minimal, labels: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v'])) }, ['labels deployment.labels.too_many']],
+  ['command argument too long', { ...minimal, command: ['sh', 'x'.repeat(8193)] }, ['command[1] deployment.command.argument.invalid']],
+  ['command argument with NUL', { ...minimal, command: ['a\u0000b'] }, ['command[0] deployment.command.argument.invalid']],
+  ['too many environment entries', { ...minimal, environment: Object.fromEntries(Array.from({ length: 257 }, (_, i) => [`K${i}`, 'v'])) }, ['environment deployment.environment.too_many']],
+  ['environment value too long', { ...minimal, environment: { BIG: 'x'.repeat(32_769) } }, ['environment.BIG deployment.environment.value.length']],
+  ['too many volumes', { ...minimal, volumes: Array.from({ length: 33 }, (_, i) => ({ type: 'volume', source: `v${i}x`, destination: `/m${i}`, driver: 'local', permission: 'rw' })) }, ['volumes deployment.volumes.too_many']],
+  [
+    'volume driver and config key length',
+    { ...minimal, volumes: [{ type: 'config', source: 'cfg', destination: '/c', driver: 'bad driver', permission: 'ro', key: '' }] },
+    ['volumes[0].driver deployment.volumes.driver.invalid', 'volumes[0].key deployment.volumes.key.invalid'],
+  ],
+  [
+    'command check with a field of another type and an oversized command',
+    { ...minimal, health_checks: [{ type: 'command', command: Array.from({ length: 257 }, () => 'a'), port: 80 }] },
+    ['health_checks[0].port deployment.health_checks.port.unexpected', 'health_checks[0].command deployment.health_checks.command.invalid'],
+  ],
+  [
+    'http check with a command',
+    { ...minimal, health_checks: [{ type: 'http', url: 'http://localhost/', command: ['x'] }] },
+    ['health_checks[0].command deployment.health_checks.command.unexpected'],
+  ],
+  ['interval too long', { ...minimal, health_checks: [{ type: 'tcp', port: 1, interval: '3601s' }] }, ['health_checks[0].interval deployment.health_checks.interval.invalid']],
+  ['cpu as a bad JSON number', { ...minimal, resources: { limits: { cpu: 0 } } }, ['resources.limits.cpu deployment.resources.limits.cpu.invalid']],
 ];
 
 for (const [label, body, expected] of invalidCases) {
