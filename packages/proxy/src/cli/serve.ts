@@ -2,7 +2,7 @@
 import { loadConfigFile } from '../config/load.js';
 import { ControlPlane } from '../control/control-plane.js';
 import { StateFile } from '../control/state-file.js';
-import { diagnostic, scoped } from '../diagnostics/diagnostic.js';
+import { diagnostic, formatScoped, scoped } from '../diagnostics/diagnostic.js';
 import type { Provider } from '../providers/provider.js';
 
 function log(line: string): void {
@@ -94,8 +94,9 @@ export async function serve(configPath: string): Promise<number> {
     }
     api = server;
   }
-  const report = control.snapshot().report;
-  log(`svc-proxy ready: ${control.snapshot().entrypoints.length} entrypoints, ${report.total} diagnostics`);
+  const { report, diagnostics, entrypoints } = control.snapshot();
+  for (const item of diagnostics) log(formatScoped(item));
+  log(`svc-proxy ready: ${entrypoints.length} entrypoints, ${report.total} diagnostics`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;

@@ -2,13 +2,8 @@
 import { loadConfigFile } from '../config/load.js';
 import { ControlPlane } from '../control/control-plane.js';
 import { StateFile } from '../control/state-file.js';
-import { diagnostic, hasErrors, scoped, type ScopedDiagnostic } from '../diagnostics/diagnostic.js';
+import { diagnostic, formatScoped, hasErrors, scoped } from '../diagnostics/diagnostic.js';
 import { createEnabledProviders, isProviderAvailable } from '../providers/index.js';
-
-export function formatScoped(item: ScopedDiagnostic): string {
-  const { diagnostic: d, candidate_id } = item;
-  return `${d.severity.padEnd(5)} ${d.code} ${candidate_id ?? '(global)'}: ${d.message}${d.hint ? ` (hint: ${d.hint})` : ''}`;
-}
 
 export async function validate(configPath: string): Promise<number> {
   const loaded = loadConfigFile(configPath);

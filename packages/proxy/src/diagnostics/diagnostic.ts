@@ -64,3 +64,9 @@ export function groupDiagnostics(all: readonly ScopedDiagnostic[]): DiagnosticsR
 export function hasErrors(all: readonly ScopedDiagnostic[]): boolean {
   return all.some((s) => s.diagnostic.severity === 'error');
 }
+
+/** One line for logs and `validate`: `warn  W018 http_a: message (hint: ...)`. */
+export function formatScoped(item: ScopedDiagnostic): string {
+  const { diagnostic: d, candidate_id } = item;
+  return `${d.severity.padEnd(5)} ${d.code} ${candidate_id ?? '(global)'}: ${d.message}${d.hint ? ` (hint: ${d.hint})` : ''}`;
+}
