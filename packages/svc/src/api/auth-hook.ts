@@ -5,7 +5,7 @@
 //   - `{ scope }` routes need that scope or `admin` (403 otherwise); `{ authenticated: true }` routes need none.
 // Runs in onRequest, before the body is read, so unauthenticated callers cannot make the server parse bodies.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { hasScope, type ApiDeps, type Principal } from './context.js';
+import { hasScope, type ApiDeps, type Principal, type RouteAuth } from './context.js';
 import { forbidden, unauthorized } from './problem.js';
 import { createTokenStore, decodeNamespaces, decodeScopes, type TokenStore } from '../store/tokens.js';
 import { hashToken, isWellFormedToken } from '../crypto/token.js';
@@ -50,6 +50,17 @@ export function createAuthenticator(tokens: TokenStore, now: () => Date): Authen
   };
 }
 
+/** The principal a `?ticket=` stands for, on routes that declare `streamTicket`; null otherwise. */
+function ticketPrincipal(request: FastifyRequest, auth: RouteAuth | undefined, deps: ApiDeps): Principal | null {
+  if (auth === undefined || !('scope' in auth) || auth.streamTicket === undefined) return null;
+  const query = request.query as Record<string, unknown> | undefined;
+  const params = request.params as Record<string, unknown> | undefined;
+  const ticket = query?.ticket;
+  const deploymentId = params?.id;
+  if (typeof ticket !== 'string' || typeof deploymentId !== 'string' || ticket.length > 128) return null;
+  return deps.streamTickets.consume(ticket, deploymentId, auth.streamTicket);
+}
+
 export function registerAuthHook(app: FastifyInstance, deps: ApiDeps): void {
   const authenticator = createAuthenticator(createTokenStore(deps.db), deps.now);
   app.addHook('onRequest', async (request) => {
@@ -58,8 +69,7 @@ export function registerAuthHook(app: FastifyInstance, deps: ApiDeps): void {
     const auth = request.routeOptions.config.auth;
     if (auth !== undefined && 'public' in auth) return;
     const token = bearerToken(request);
-    if (token === null) throw unauthorized();
-    const principal = authenticator.authenticate(token);
+    const principal = token !== null ? authenticator.authenticate(token) : ticketPrincipal(request, auth, deps);
     if (!principal) throw unauthorized();
     request.principal = principal;
     if (auth === undefined) throw forbidden('this route has no scope mapping and is not reachable with a token');

@@ -36,7 +36,17 @@ export function isScope(value: string): value is Scope {
  * `public` routes skip authentication; `authenticated` routes accept any valid token whatever its scopes (only
  * `GET /users/me` and `POST /logout`-like self-service routes); every other route names the one scope it needs.
  */
-export type RouteAuth = { public: true } | { authenticated: true } | { scope: Scope };
+export type RouteAuth =
+  | { public: true }
+  | { authenticated: true }
+  | {
+      scope: Scope;
+      /**
+       * Browser streams only (`GET /deployments/:id/logs`, `/exec`): without an Authorization header, a
+       * `?ticket=` from POST /auth/stream-ticket for this `:id` and this stream authenticates instead, once.
+       */
+      streamTicket?: 'logs' | 'exec';
+    };
 
 export interface Principal {
   tokenId: string;
