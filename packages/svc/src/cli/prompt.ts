@@ -5,16 +5,41 @@ export function isInteractive(stdin: NodeJS.ReadStream): boolean {
   return stdin.isTTY === true;
 }
 
-export async function ask(stdin: NodeJS.ReadStream, stderr: NodeJS.WritableStream, question: string): Promise<string> {
+export interface Prompter {
+  ask(question: string): Promise<string>;
+  close(): void;
+}
+
+/** One readline interface for a whole dialogue: a second interface on the same terminal would echo twice. */
+export function createPrompter(stdin: NodeJS.ReadStream, stderr: NodeJS.WritableStream): Prompter {
   const rl = createInterface({ input: stdin, output: stderr, terminal: true });
+  let closed = false;
+  rl.on('close', () => (closed = true));
+  return {
+    ask(question) {
+      if (closed) return Promise.reject(new Error('input closed'));
+      return new Promise<string>((resolve, reject) => {
+        const onClose = () => reject(new Error('input closed'));
+        rl.once('close', onClose);
+        rl.question(question, (answer) => {
+          rl.off('close', onClose);
+          resolve(answer.trim());
+        });
+      });
+    },
+    close() {
+      rl.close();
+    },
+  };
+}
+
+/** A single question. */
+export async function ask(stdin: NodeJS.ReadStream, stderr: NodeJS.WritableStream, question: string): Promise<string> {
+  const prompter = createPrompter(stdin, stderr);
   try {
-    return await new Promise<string>((resolve, reject) => {
-      rl.once('close', () => reject(new Error('input closed')));
-      rl.question(question, (answer) => resolve(answer.trim()));
-    });
+    return await prompter.ask(question);
   } finally {
-    rl.removeAllListeners('close');
-    rl.close();
+    prompter.close();
   }
 }
 

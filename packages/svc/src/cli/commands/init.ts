@@ -7,7 +7,7 @@ import { formatCheck, runtimeChecks, secretKeyCheck } from '../doctor-checks.js'
 import { CliError } from '../errors.js';
 import { paint } from '../output.js';
 import { machineProbe } from '../probe.js';
-import { ask, isInteractive } from '../prompt.js';
+import { createPrompter, isInteractive, type Prompter } from '../prompt.js';
 import { flagBool, flagString, type CommandContext } from '../run-context.js';
 
 type InitRuntime = (typeof RUNTIME_CHOICES)[number];
@@ -23,9 +23,9 @@ function parsePort(raw: string): number | null {
 
 const isRuntime = (value: string): value is InitRuntime => (RUNTIME_CHOICES as readonly string[]).includes(value);
 
-async function promptUntil<T>(ctx: CommandContext, question: string, parse: (answer: string) => T | null): Promise<T> {
+async function promptUntil<T>(ctx: CommandContext, prompter: Prompter, question: string, parse: (answer: string) => T | null): Promise<T> {
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const value = parse(await ask(ctx.stdin, process.stderr, question));
+    const value = parse(await prompter.ask(question));
     if (value !== null) return value;
     ctx.out.stderr.write('invalid answer, try again\n');
   }
@@ -53,9 +53,14 @@ export async function run(ctx: CommandContext): Promise<number> {
     port = parsed;
   }
   // On a terminal, ask for what the flags did not give; otherwise the defaults (docker, 3030).
-  if (isInteractive(ctx.stdin)) {
-    runtime ??= await promptUntil(ctx, `Runtime (${RUNTIME_CHOICES.join(', ')}) [docker]: `, (a) => (a === '' ? 'docker' : isRuntime(a) ? a : null));
-    port ??= await promptUntil(ctx, 'API port [3030]: ', (a) => (a === '' ? 3030 : parsePort(a)));
+  if (isInteractive(ctx.stdin) && (runtime === undefined || port === undefined)) {
+    const prompter = createPrompter(ctx.stdin, process.stderr);
+    try {
+      runtime ??= await promptUntil(ctx, prompter, `Runtime (${RUNTIME_CHOICES.join(', ')}) [docker]: `, (a) => (a === '' ? 'docker' : isRuntime(a) ? a : null));
+      port ??= await promptUntil(ctx, prompter, 'API port [3030]: ', (a) => (a === '' ? 3030 : parsePort(a)));
+    } finally {
+      prompter.close();
+    }
   }
   runtime ??= 'docker';
   port ??= 3030;
