@@ -106,7 +106,6 @@ const VOLUME_NAME = /^[a-z0-9]([a-z0-9_.-]*[a-z0-9])?$/;
 const DRIVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:/-]*$/;
 const USER_SPEC = /^[A-Za-z0-9_][A-Za-z0-9_.-]*(:[A-Za-z0-9_][A-Za-z0-9_.-]*)?$/;
 const DURATION = /^(\d{1,10})(ms|s)$/;
-// eslint-disable-next-line no-control-regex
 const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f]/;
 
 /** `250ms` / `10s` → milliseconds; null for anything else (no minutes: the spec allows `ms` and `s` only). */

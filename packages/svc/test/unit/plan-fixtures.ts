@@ -124,7 +124,11 @@ export class SimulatedWorld {
   now = NOW;
   private next = 0;
 
-  constructor(deployments: DesiredDeployment[]) {
+  /** With `readyOnCreate` false, new instances report no probe result until a test marks them. */
+  constructor(
+    deployments: DesiredDeployment[],
+    private readonly readyOnCreate = true,
+  ) {
     this.deployments = deployments.map((d) => ({ ...d }));
   }
 
@@ -158,7 +162,8 @@ export class SimulatedWorld {
           const created = instance(d, { id: `${d.id}-sim${this.next}` });
           this.observed.push(created);
           if (d.spec.health_checks.length > 0) {
-            this.health.set(created.id, { instanceId: created.id, checks: d.spec.health_checks.map(() => check()) });
+            const initial = this.readyOnCreate ? check() : check({ lastStatus: null, everSucceeded: false });
+            this.health.set(created.id, { instanceId: created.id, checks: d.spec.health_checks.map(() => initial) });
           }
           break;
         }

@@ -209,3 +209,56 @@ test('plan: invariants under random faults, and convergence to a fixed point', (
     { numRuns: 400, seed: 20261123, includeErrorInReport: true },
   );
 });
+
+test('rolling update: ready capacity never drops below min(child, parent) replicas, and the update completes', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 4 }),
+      fc.integer({ min: 0, max: 4 }),
+      fc.array(fc.oneof(fc.constant('tick' as const), fc.nat()), { maxLength: 40 }),
+      (parentReplicas, childReplicas, steps) => {
+        const parent = deployment({ id: 'p', status: 'running' }, { replicas: parentReplicas, health_checks: [TCP_CHECK] });
+        const child = deployment({ id: 'c', parentId: 'p', status: 'pending' }, { replicas: childReplicas, health_checks: [TCP_CHECK] });
+        const world = new SimulatedWorld([parent, child], false);
+        world.observed = Array.from({ length: parentReplicas }, (_, k) => ({
+          id: `p-old${k}`,
+          name: `prod_web_old${k}`,
+          deploymentId: 'p',
+          specHash: parent.specHash,
+          state: 'running' as const,
+          exitCode: null,
+          startedAt: `2026-01-01T00:00:0${k}Z`,
+          finishedAt: null,
+          address: null,
+          imageDigest: null,
+        }));
+        for (const i of world.observed) world.health.set(i.id, { instanceId: i.id, checks: [check()] });
+        const target = Math.min(parentReplicas, childReplicas);
+        const readyCapacity = () =>
+          world.observed.filter((i) => i.state === 'running' && world.health.get(i.id)?.checks.every((c) => c.lastStatus === 'success')).length;
+        const markReady = (pick: number) => {
+          const unready = world.observed.filter((i) => i.deploymentId === 'c' && world.health.get(i.id)?.checks[0]?.lastStatus !== 'success');
+          const chosen = unready[pick % Math.max(1, unready.length)];
+          if (chosen !== undefined) world.health.set(chosen.id, { instanceId: chosen.id, checks: [check()] });
+        };
+        for (const step of steps) {
+          if (step === 'tick') {
+            world.now += 1000;
+            world.step();
+            assert.ok(readyCapacity() >= target, `capacity ${readyCapacity()} < ${target}`);
+          } else markReady(step);
+        }
+        for (let k = 0; k < 20 && world.deployments.some((d) => d.id === 'p'); k += 1) {
+          markReady(0);
+          world.now += 1000;
+          world.step();
+          assert.ok(readyCapacity() >= target);
+        }
+        assert.deepEqual(world.purged, ['p'], 'the parent is drained, deleted and purged');
+        assert.equal(world.get('c').status, 'running');
+        assert.equal(world.instancesOf('c').length, childReplicas);
+      },
+    ),
+    { numRuns: 300, seed: 7, includeErrorInReport: true },
+  );
+});
