@@ -210,6 +210,16 @@ async function readEntrypointBody(ctx: Context): Promise<Entrypoint> {
   return result.entrypoint;
 }
 
+/** A state file that cannot be written is a server fault (500) that changed nothing; say so without internals. */
+function persisting(write: () => WriteResult): WriteResult {
+  try {
+    return write();
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error ? ` (${String(error.code)})` : '';
+    throw new HttpError(500, `cannot write the API state file${code}; nothing was changed`);
+  }
+}
+
 function answerWrite(deps: ApiDependencies, ctx: Context, result: WriteResult, status: number): void {
   if (!result.ok) return sendError(ctx.res, result.status, result.error, ctx.headers);
   if (status === 204) {
@@ -223,7 +233,7 @@ function answerWrite(deps: ApiDependencies, ctx: Context, result: WriteResult, s
 
 const createEntrypoint: Handler = async (deps, ctx) => {
   const entrypoint = await readEntrypointBody(ctx);
-  answerWrite(deps, ctx, deps.control.create(entrypoint), 201);
+  answerWrite(deps, ctx, persisting(() => deps.control.create(entrypoint)), 201);
 };
 
 const replaceEntrypoint: Handler = async (deps, ctx) => {
@@ -234,12 +244,12 @@ const replaceEntrypoint: Handler = async (deps, ctx) => {
     return sendError(ctx.res, refused.status, refused.error, ctx.headers);
   }
   const entrypoint = await readEntrypointBody(ctx);
-  answerWrite(deps, ctx, deps.control.replace(ctx.id, entrypoint), 200);
+  answerWrite(deps, ctx, persisting(() => deps.control.replace(ctx.id, entrypoint)), 200);
 };
 
 const deleteEntrypoint: Handler = (deps, ctx) => {
   ctx.req.resume();
-  const result = deps.control.remove(ctx.id);
+  const result = persisting(() => deps.control.remove(ctx.id));
   if (result.ok) deps.log?.(`api: ${ctx.user.name} DELETE ${ctx.id}`);
   answerWrite(deps, ctx, result, 204);
 };

@@ -328,3 +328,21 @@ describe('API state survives a restart; cors_origins restricts origins; SIGTERM 
     }
   });
 });
+
+describe('a state file that cannot be written', () => {
+  test('answers 500 in the JSON shape and changes nothing', async () => {
+    const temp = tempDir('api-state');
+    const setup = await writeSetup(temp.dir, '  state_file: ./no-such-dir/state.json\n');
+    const proxy = await startProxy(setup.configPath);
+    try {
+      const call = apiClient(`http://127.0.0.1:${setup.apiPort}`);
+      const answer = await call('POST', '/entrypoints', { user: ADMIN, json: body('lost', 8080) });
+      assert.equal(answer.status, 500);
+      assert.deepEqual(answer.body, { error: 'cannot write the API state file (ENOENT); nothing was changed' });
+      assert.equal((await call('GET', '/entrypoints/http_lost', { user: ADMIN })).status, 404);
+    } finally {
+      assert.equal(await proxy.stop(), 0);
+      temp.cleanup();
+    }
+  });
+});
