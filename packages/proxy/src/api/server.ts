@@ -80,8 +80,9 @@ function cors(deps: ApiDependencies, req: IncomingMessage, preflight = false): R
 
 async function handle(deps: ApiDependencies, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const method = req.method ?? 'GET';
-  const url = new URL(req.url ?? '/', 'http://api.invalid');
-  const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+  // The path as sent (no URL parsing: `//x` must not turn into a host); query strings are ignored.
+  const rawPath = (req.url ?? '/').split('?')[0] ?? '/';
+  const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
   const headers = cors(deps, req);
 
   if (method === 'OPTIONS') {
