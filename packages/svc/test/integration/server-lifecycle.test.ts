@@ -173,3 +173,15 @@ test('credentials never reach the logs, even at trace level', async () => {
     await server.close();
   }
 });
+
+test('`svc server start` (the CLI entry) serves the same server and exits 0 on SIGTERM', async () => {
+  const server = await startTestServer({ entry: ['packages/svc/src/cli/main.ts', 'server', 'start'] });
+  try {
+    assert.equal((await server.request('GET', '/users/me')).status, 200);
+    const stopped = await server.stop();
+    assert.equal(stopped.code, 0);
+    assert.ok(stopped.ms < 10_000);
+  } finally {
+    await server.close();
+  }
+});
