@@ -105,15 +105,24 @@ describe('docker runtime lifecycle', { timeout: 240_000 }, () => {
     const ns = testNamespace();
     const other = createDockerRuntime({});
     try {
-      const results = await Promise.all([
+      const settled = await Promise.allSettled([
         runtime.create(instanceSpec(ns, 'a')),
         runtime.create(instanceSpec(ns, 'b')),
         other.create(instanceSpec(ns, 'c')),
         other.create(instanceSpec(ns, 'd')),
       ]);
+      const results = settled.map((r) => {
+        if (r.status === 'rejected') throw r.reason;
+        return r.value;
+      });
       const networks = (await docker.listNetworks({ filters: { name: [`svc_${ns}`] } })).filter((n) => n.Name === `svc_${ns}`);
       assert.equal(networks.length, 1);
-      for (const instance of results) assert.equal(instance.state, 'running');
+      for (const instance of results) {
+        assert.equal(instance.state, 'running');
+        const info = await docker.getContainer(instance.id).inspect();
+        assert.deepEqual(Object.keys(info.NetworkSettings.Networks), [`svc_${ns}`]);
+        assert.equal(info.NetworkSettings.Networks[`svc_${ns}`]?.NetworkID, networks[0]?.Id, 'everyone on the surviving network');
+      }
     } finally {
       await cleanupNamespace(ns);
     }
@@ -241,6 +250,26 @@ describe('docker runtime lifecycle', { timeout: 240_000 }, () => {
       'transient',
     ).then((error) => assert.doesNotMatch(error.message, /registry-password-xyz/));
     assert.equal((await containersOf(nsA)).some((c) => ['never', 'unreachable'].includes(c.Labels['svc.name'] ?? '')), false);
+  });
+
+  test('a registry that accepts but never answers is abandoned after pullTimeoutMs as transient', async () => {
+    const { createServer } = await import('node:net');
+    const held: import('node:net').Socket[] = [];
+    const silent = createServer((socket) => {
+      held.push(socket);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const address = silent.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    const impatient = createDockerRuntime({ pullTimeoutMs: 1500 });
+    const started = Date.now();
+    try {
+      await rejectsWith(impatient.create(instanceSpec(nsA, 'slowpull', { image: `127.0.0.1:${port}/slow:1`, imagePullPolicy: 'Always' })), 'image_pull_back_off', 'transient');
+      assert.ok(Date.now() - started < 15_000, 'the pull was abandoned');
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   test('create failures are classified and never echo environment values', async () => {

@@ -80,7 +80,7 @@ function toDockerMount(mount: MountSpec, namespace: string): Docker.MountSetting
  * - `command` replaces the image's ENTRYPOINT and CMD together (spec: "Overrides the image entrypoint"):
  *   Entrypoint = [command[0]], Cmd = command[1..], like Kubernetes `command`. Without `command` the image's own
  *   ENTRYPOINT and CMD run.
- * - `networkRef` is the namespace network's name (or id, when a name is ambiguous); ignored in host mode.
+ * - `networkRef` is the namespace network's id (a name can be ambiguous while racing creates settle); ignored in host mode.
  * - bridge mode: attached to the namespace network ONLY (never the default bridge), with the deployment name as
  *   its DNS alias there. host mode: the host's network stack, no ports, no alias.
  * - No Docker restart policy: the scheduler owns restarts and counts them.

@@ -40,6 +40,8 @@ export interface DockerRuntimeOptions {
   /** Reconnect delays of events(): starts here, doubles up to `eventsMaxBackoffMs`. */
   eventsInitialBackoffMs?: number;
   eventsMaxBackoffMs?: number;
+  /** A pull that takes longer is abandoned as a transient image_pull_back_off. Default 300 s (the apply timeout). */
+  pullTimeoutMs?: number;
 }
 
 interface HostCapacity {
@@ -66,23 +68,44 @@ function secretsOf(spec: InstanceSpec): string[] {
   return values;
 }
 
+function stringRecord(value: unknown): Record<string, string> {
+  const result: Record<string, string> = {};
+  if (typeof value !== 'object' || value === null) return result;
+  for (const [key, entry] of Object.entries(value)) if (typeof entry === 'string') result[key] = entry;
+  return result;
+}
+
+function networkAddresses(value: unknown): ListedContainer['NetworkSettings']['Networks'] {
+  const result: ListedContainer['NetworkSettings']['Networks'] = {};
+  if (typeof value !== 'object' || value === null) return result;
+  for (const [name, entry] of Object.entries(value)) {
+    const ip = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>)['IPAddress'] : undefined;
+    result[name] = typeof ip === 'string' ? { IPAddress: ip } : {};
+  }
+  return result;
+}
+
+/** A `GET /containers/json` entry checked field by field (the Engine's JSON is not trusted blindly). */
 function asListedContainer(value: unknown): ListedContainer | null {
   if (typeof value !== 'object' || value === null) return null;
   const record = value as Record<string, unknown>;
-  if (typeof record['Id'] !== 'string' || typeof record['State'] !== 'string') return null;
-  const labels = typeof record['Labels'] === 'object' && record['Labels'] !== null ? (record['Labels'] as Record<string, string>) : {};
-  const hostConfig = record['HostConfig'] as { NetworkMode?: unknown } | undefined;
-  const networkSettings = record['NetworkSettings'] as { Networks?: unknown } | undefined;
-  const networks = typeof networkSettings?.Networks === 'object' && networkSettings.Networks !== null ? networkSettings.Networks : {};
+  const id = record['Id'];
+  const state = record['State'];
+  if (typeof id !== 'string' || typeof state !== 'string') return null;
+  const names = record['Names'];
+  const hostConfig = record['HostConfig'];
+  const networkMode = typeof hostConfig === 'object' && hostConfig !== null ? (hostConfig as Record<string, unknown>)['NetworkMode'] : undefined;
+  const networkSettings = record['NetworkSettings'];
+  const networks = typeof networkSettings === 'object' && networkSettings !== null ? (networkSettings as Record<string, unknown>)['Networks'] : undefined;
   return {
-    Id: record['Id'],
-    Names: Array.isArray(record['Names']) ? record['Names'].filter((n): n is string => typeof n === 'string') : [],
+    Id: id,
+    Names: Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [],
     ImageID: typeof record['ImageID'] === 'string' ? record['ImageID'] : '',
-    Labels: labels,
-    State: record['State'],
+    Labels: stringRecord(record['Labels']),
+    State: state,
     Status: typeof record['Status'] === 'string' ? record['Status'] : '',
-    HostConfig: { NetworkMode: typeof hostConfig?.NetworkMode === 'string' ? hostConfig.NetworkMode : '' },
-    NetworkSettings: { Networks: networks as ListedContainer['NetworkSettings']['Networks'] },
+    HostConfig: { NetworkMode: typeof networkMode === 'string' ? networkMode : '' },
+    NetworkSettings: { Networks: networkAddresses(networks) },
   };
 }
 
@@ -91,11 +114,11 @@ function inspectToListed(info: Docker.ContainerInspectInfo): ListedContainer {
     Id: info.Id,
     Names: [info.Name],
     ImageID: info.Image,
-    Labels: info.Config.Labels ?? {},
+    Labels: stringRecord(info.Config.Labels),
     State: info.State.Status,
     Status: '',
     HostConfig: { NetworkMode: info.HostConfig.NetworkMode ?? '' },
-    NetworkSettings: { Networks: info.NetworkSettings.Networks ?? {} },
+    NetworkSettings: { Networks: networkAddresses(info.NetworkSettings.Networks) },
   };
 }
 
@@ -133,6 +156,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
   const docker = options.socketPath !== undefined ? new Docker({ socketPath: options.socketPath }) : new Docker();
   const initialBackoff = options.eventsInitialBackoffMs ?? 500;
   const maxBackoff = options.eventsMaxBackoffMs ?? 10_000;
+  const pullTimeoutMs = options.pullTimeoutMs ?? 300_000;
   const networkInFlight = new Map<string, Promise<string>>();
   const timesCache = new Map<string, { state: string; times: InspectedTimes }>();
   let hostCapacity: Promise<HostCapacity> | null = null;
@@ -166,16 +190,27 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
 
   async function pull(reference: string, spec: InstanceSpec, secrets: string[]): Promise<void> {
     const auth = spec.registryAuth === null ? undefined : { ...spec.registryAuth };
+    const deadline = new AbortController();
+    let progress: NodeJS.ReadableStream | null = null;
+    const timer = setTimeout(() => {
+      deadline.abort();
+      (progress as (NodeJS.ReadableStream & { destroy?: () => void }) | null)?.destroy?.();
+    }, pullTimeoutMs);
     try {
-      const progress = auth === undefined ? await docker.createImage({ fromImage: reference }) : await docker.createImage(auth, { fromImage: reference });
+      const pullOptions = { fromImage: reference, abortSignal: deadline.signal };
+      progress = auth === undefined ? await docker.createImage(pullOptions) : await docker.createImage(auth, pullOptions);
       // Pull failures after the 200 arrive as `{"error": ...}` messages inside the progress stream.
       for await (const message of jsonMessages(progress)) {
         if (typeof message === 'object' && message !== null && typeof (message as Record<string, unknown>)['error'] === 'string') {
           throw new Error((message as Record<string, string>)['error']);
         }
       }
+      if (deadline.signal.aborted) throw new Error('aborted');
     } catch (error) {
-      throw fail('pull', `pulling image ${reference} failed`, error, secrets);
+      const reason = deadline.signal.aborted ? new Error(`timed out after ${pullTimeoutMs} ms`) : error;
+      throw fail('pull', `pulling image ${reference} failed`, reason, secrets);
+    } finally {
+      clearTimeout(timer);
     }
     if (!(await imagePresent(reference, secrets))) {
       throw new RuntimeError('image_pull_back_off', 'transient', `pulling image ${reference} finished but the image is not present`);
@@ -201,16 +236,16 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
   }
 
   /**
-   * The namespace network, created on first use. Two creators racing (in this process or another) converge:
-   * in-process callers share one promise; across processes everyone keeps the oldest network of that name and
-   * removes the duplicate it created itself. Returns the name, or the id while duplicates still exist.
+   * The id of the namespace network, created on first use. Containers are attached by id, never by name: dockerd
+   * 20.10 can create two networks of one name when creates race, and a name then no longer resolves.
+   * Racing creators converge: in-process callers share one promise; across processes everyone keeps the oldest
+   * network of that name and the creator of a younger duplicate removes its own.
    */
   async function createOrFindNetwork(namespace: string): Promise<string> {
     const name = namespaceNetworkName(namespace);
     try {
-      const existing = await networksNamed(name);
-      if (existing.length === 1) return name;
-      if (existing.length > 1) return existing[0]?.Id ?? name;
+      const existing = (await networksNamed(name))[0];
+      if (existing !== undefined) return existing.Id;
       let createdId: string | null = null;
       try {
         const created = await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: networkLabels(namespace) });
@@ -218,14 +253,10 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
       } catch (error) {
         if (!isStatus(error, 409)) throw error;
       }
-      const after = await networksNamed(name);
-      const keep = after[0];
+      const keep = (await networksNamed(name))[0];
       if (keep === undefined) throw new Error(`network ${name} vanished right after creation`);
-      if (createdId !== null && keep.Id !== createdId) {
-        await docker.getNetwork(createdId).remove().catch(() => undefined);
-        return keep.Id;
-      }
-      return after.length > 1 ? keep.Id : name;
+      if (createdId !== null && keep.Id !== createdId) await docker.getNetwork(createdId).remove().catch(() => undefined);
+      return keep.Id;
     } catch (error) {
       throw fail('network', `creating network ${name} failed`, error, []);
     }

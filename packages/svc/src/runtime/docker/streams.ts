@@ -2,6 +2,8 @@
 // Non-TTY streams are multiplexed: 8-byte header [stream, 0, 0, 0, size (uint32 BE)] then `size` bytes.
 // TTY streams are raw bytes, all of it stdout.
 
+import { StringDecoder } from 'node:string_decoder';
+
 export type StreamName = 'stdout' | 'stderr';
 
 export interface StreamChunk {
@@ -37,14 +39,17 @@ export async function* rawAsStdout(source: AsyncIterable<Buffer | string>): Asyn
 /** Whole lines per stream (a frame may end mid-line); the unterminated rest is flushed at the end. */
 export async function* splitLines(chunks: AsyncIterable<StreamChunk>): AsyncGenerator<{ stream: StreamName; line: string }> {
   const rest: Record<StreamName, string> = { stdout: '', stderr: '' };
+  // One decoder per stream: a multi-byte character may be split across two frames.
+  const decoders: Record<StreamName, StringDecoder> = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
   for await (const { stream, data } of chunks) {
-    const text = rest[stream] + data.toString('utf8');
+    const text = rest[stream] + decoders[stream].write(data);
     const lines = text.split('\n');
     rest[stream] = lines.pop() ?? '';
     for (const line of lines) yield { stream, line: line.endsWith('\r') ? line.slice(0, -1) : line };
   }
   for (const stream of ['stdout', 'stderr'] as const) {
-    if (rest[stream] !== '') yield { stream, line: rest[stream] };
+    const last = rest[stream] + decoders[stream].end();
+    if (last !== '') yield { stream, line: last };
   }
 }
 
