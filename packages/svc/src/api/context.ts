@@ -7,6 +7,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import type { SvcConfig } from '../config/config-file.js';
 import type { StreamTickets } from './stream-tickets.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
+import type { SchedulerHandle } from '../scheduler/handle.js';
 import { ApiProblem, forbidden, unauthorized } from './problem.js';
 
 export const SCOPES = [
@@ -78,6 +79,8 @@ export interface ApiDeps {
   streamTickets: StreamTickets;
   /** /metrics sources: the inventory is built in; per-deployment series are added with `addSource()`. */
   metrics: MetricsRegistry;
+  /** The reconcile loop as the deployments API sees it: nudge, latest observation, runtimes for logs/stats/exec. */
+  scheduler: SchedulerHandle;
 }
 
 export function principalOf(request: FastifyRequest): Principal {

@@ -9,6 +9,7 @@ import { createUserStore } from '../store/users.js';
 import { generatePassword, hashPassword } from '../crypto/password.js';
 import { createStreamTickets } from '../api/stream-tickets.js';
 import { createMetricsRegistry } from '../metrics/registry.js';
+import { idleScheduler } from '../scheduler/handle.js';
 import { inventoryFamilies, readInventory } from '../metrics/inventory.js';
 import type { ApiDeps } from '../api/context.js';
 import { buildApp } from './app.js';
@@ -77,6 +78,7 @@ export async function startServer(options: ServerStartOptions, env: NodeJS.Proce
     now: () => new Date(),
     streamTickets: createStreamTickets(),
     metrics,
+    scheduler: idleScheduler(),
   };
   const app = buildApp(deps, { logLevel: settings.logLevel });
   app.addHook('onClose', async () => {

@@ -10,6 +10,7 @@ import { defaultConfig, type SvcConfig } from '../../src/config/config-file.js';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
 import { createStreamTickets } from '../../src/api/stream-tickets.js';
 import { createMetricsRegistry } from '../../src/metrics/registry.js';
+import { idleScheduler } from '../../src/scheduler/handle.js';
 import { migrate, openDatabase } from '../../src/store/db.js';
 import { buildApp, registeredRoutes, type AppOptions, type RouteInfo } from '../../src/server/app.js';
 
@@ -30,6 +31,7 @@ export function createTestApp(options: { config?: SvcConfig; app?: Partial<AppOp
     now: () => new Date(),
     streamTickets: createStreamTickets(),
     metrics: createMetricsRegistry(),
+    scheduler: idleScheduler(),
   };
   const app = buildApp(deps, { logLevel: false, ...options.app });
   return {
