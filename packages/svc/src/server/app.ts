@@ -1,6 +1,6 @@
 // Builds the Fastify application: error rendering, CORS, the handler timeout, authentication, and every route
 // module. No listening here, so tests can build an app on a temp database and inject requests.
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { ApiDeps, RouteAuth } from '../api/context.js';
 import { ApiProblem, sendProblem } from '../api/problem.js';
 import { registerAuthHook } from '../api/auth-hook.js';
@@ -22,6 +22,22 @@ export interface AppOptions {
 /** The URL as logged: query values of credentials (`?ticket=` for streams, `?token=`) are masked. */
 export function redactUrl(url: string): string {
   return url.replace(/([?&](?:ticket|token|access_token)=)[^&#]*/gi, '$1[REDACTED]');
+}
+
+/**
+ * One access-log line per request instead of Fastify's two, at `debug`: like Nomad, Traefik and Caddy, access
+ * logging is opt-in, and at the default `info` the log holds start-up, shutdown, warnings and errors.
+ */
+class AccessLog extends LogController {
+  override incomingRequest(): void {
+    // Only the completion line is written.
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { req: request, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.debug(line, 'request completed');
+  }
 }
 
 function loggerOptions(level: LogLevel | false): FastifyServerOptions['logger'] {
@@ -62,9 +78,7 @@ export function buildApp(deps: ApiDeps, options: AppOptions): FastifyInstance {
     // Every route is declared explicitly with its scope; an implicit HEAD twin would be one more route to map.
     exposeHeadRoutes: false,
     return503OnClosing: true,
-    // One access-log line per request (below) instead of Fastify's two, at `debug`: like Nomad, Traefik and
-    // Caddy, access logging is opt-in, and at the default `info` the log holds start-up, warnings and errors.
-    disableRequestLogging: true,
+    logController: new AccessLog(),
   });
   app.decorateRequest('principal', null);
   const routes: RouteInfo[] = [];
@@ -96,13 +110,6 @@ export function buildApp(deps: ApiDeps, options: AppOptions): FastifyInstance {
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, new ApiProblem(404, `no route for ${request.method} ${request.url.split('?')[0]?.slice(0, 200)}`)),
   );
-
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug(
-      { req: request, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request completed',
-    );
-  });
 
   registerCors(app, deps.config.cors_origins);
   registerHandlerTimeout(app, options.handlerTimeoutMs ?? HANDLER_TIMEOUT_MS);
