@@ -10,6 +10,7 @@ import { registerSecretRoutes } from './secrets.js';
 import { registerVolumeRoutes } from './volumes.js';
 import { registerConfigRoutes } from './configs.js';
 import { registerWebhookRoutes } from './webhooks.js';
+import { registerWebhookDeliveryRoutes } from './webhook-deliveries.js';
 
 export type RouteModule = (app: FastifyInstance, deps: ApiDeps) => void;
 
@@ -23,4 +24,5 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   registerVolumeRoutes,
   registerConfigRoutes,
   registerWebhookRoutes,
+  registerWebhookDeliveryRoutes,
 ];

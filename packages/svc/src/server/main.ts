@@ -14,6 +14,7 @@ import { inventoryFamilies, readInventory } from '../metrics/inventory.js';
 import type { ApiDeps } from '../api/context.js';
 import { buildApp } from './app.js';
 import { resolveSettings, StartupError, type ServerSettings } from './settings.js';
+import { deliverySettingsFromEnv, startWebhookDelivery, type DeliverySettings } from '../webhooks/index.js';
 
 export { StartupError };
 
@@ -51,6 +52,12 @@ export async function seedAdmin(db: Db, configured: string | null, now: Date): P
 /** Starts and listens; throws StartupError (before binding when the environment is wrong). */
 export async function startServer(options: ServerStartOptions, env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
   const settings = resolveSettings(env, options);
+  let deliverySettings: DeliverySettings;
+  try {
+    deliverySettings = deliverySettingsFromEnv(env);
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
 
   let db: Db;
   try {
@@ -91,6 +98,7 @@ export async function startServer(options: ServerStartOptions, env: NodeJS.Proce
     await app.close().catch(() => undefined);
     throw new StartupError(`cannot listen on ${settings.host}:${settings.port}: ${(error as Error).message}`);
   }
+  const webhookDelivery = startWebhookDelivery(deps, deliverySettings, app.log.child({ component: 'webhooks' }));
   const hostForUrl = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   const url = `http://${hostForUrl}:${settings.port}`;
   app.log.info(
@@ -104,6 +112,7 @@ export async function startServer(options: ServerStartOptions, env: NodeJS.Proce
       const cut = setTimeout(() => app.server.closeAllConnections(), GRACEFUL_STOP_MS);
       cut.unref();
       try {
+        await webhookDelivery.stop();
         await app.close();
       } finally {
         clearTimeout(cut);

@@ -1,0 +1,19 @@
+// Webhook delivery as the server starts it: the worker over the server's database, signing with the secrets
+// sealed by the server's SecretBox.
+import type { Db } from '../store/db.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { webhookSigningSecret } from '../store/webhooks.js';
+import { startDeliveryWorker, type DeliveryWorker, type WorkerLog } from './worker.js';
+import type { DeliverySettings } from './settings.js';
+
+export { deliverySettingsFromEnv, type DeliverySettings } from './settings.js';
+export type { DeliveryWorker } from './worker.js';
+
+export function startWebhookDelivery(deps: { db: Db; secretBox: SecretBox }, settings: DeliverySettings, log: WorkerLog): DeliveryWorker {
+  return startDeliveryWorker({
+    db: deps.db,
+    settings,
+    log,
+    signingSecret: (webhookId) => webhookSigningSecret(deps.db, deps.secretBox, webhookId),
+  });
+}
