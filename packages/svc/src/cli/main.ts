@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// The `svc` entry point. Kept light: `--version` answers before anything else loads, and each command's
-// module is imported only when that command runs.
+// The `svc` entry point. Kept light: `--version` answers before anything else loads; everything else loads
+// the client core (run.ts, one module graph) and then only the module of the command that runs.
 import { readFileSync } from 'node:fs';
 
-function version(): string {
+export function version(): string {
   try {
     const pkg: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
     if (typeof pkg === 'object' && pkg !== null && 'version' in pkg && typeof pkg.version === 'string') return pkg.version;
@@ -17,90 +17,7 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(`svc ${version()}\n`);
 } else {
+  const { main } = await import('./run.js');
   // Exit explicitly: a keep-alive socket or a finished follow loop must not hold the process open.
-  process.exit(await main(argv));
-}
-
-async function main(args: string[]): Promise<number> {
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    // `svc ... | head` closes the pipe early: that is not a failure of the command.
-    if (error.code === 'EPIPE') process.exit(0);
-  });
-  const { parseArgv, UsageError } = await import('./args.js');
-  const { CliError } = await import('./errors.js');
-  const { colorAllowed } = await import('./output.js');
-  const out = {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    color: colorAllowed(process.stdout, process.env),
-    colorErr: colorAllowed(process.stderr, process.env),
-  };
-  const fail = (message: string, details: readonly string[] = []) => {
-    process.stderr.write(`error: ${message}\n${details.map((d) => `${d}\n`).join('')}`);
-  };
-  try {
-    const parsed = parseArgv(args);
-    if (parsed.kind === 'version') {
-      process.stdout.write(`svc ${version()}\n`);
-      return 0;
-    }
-    if (parsed.kind === 'help') {
-      const { helpText } = await import('./help.js');
-      process.stdout.write(helpText(parsed.topic));
-      return 0;
-    }
-    const { createContext } = await import('./run-context.js');
-    const ctx = createContext({ ...parsed, env: process.env, out, stdin: process.stdin });
-    const module = await loadModule(parsed.command.module);
-    return await module.run(ctx);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      fail(error.message, [`Run 'svc ${error.helpTopic.length > 0 ? `${error.helpTopic.join(' ')} ` : ''}--help' for usage.`]);
-      return 1;
-    }
-    if (error instanceof CliError) {
-      fail(error.message, error.details);
-      return error.exitCode;
-    }
-    fail(error instanceof Error ? error.message : String(error));
-    return 1;
-  }
-}
-
-import type { CommandModule } from './command-table.js';
-import type { Handler } from './run-context.js';
-
-function loadModule(name: CommandModule): Promise<{ run: Handler }> {
-  switch (name) {
-    case 'init':
-      return import('./commands/init.js');
-    case 'doctor':
-      return import('./commands/doctor.js');
-    case 'completions':
-      return import('./commands/completions.js');
-    case 'server':
-      return import('./commands/server.js');
-    case 'session':
-      return import('./commands/session.js');
-    case 'apply':
-      return import('./commands/apply.js');
-    case 'deployment':
-      return import('./commands/deployment.js');
-    case 'user':
-      return import('./commands/user.js');
-    case 'token':
-      return import('./commands/token.js');
-    case 'webhook':
-      return import('./commands/webhook.js');
-    case 'secret':
-      return import('./commands/secret.js');
-    case 'config':
-      return import('./commands/config.js');
-    case 'namespace':
-      return import('./commands/namespace.js');
-    case 'node':
-      return import('./commands/node.js');
-    case 'context':
-      return import('./commands/context.js');
-  }
+  process.exit(await main(argv, version));
 }

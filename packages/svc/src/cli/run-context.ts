@@ -22,11 +22,15 @@ export interface CommandContext {
 /** Every command module exports `run`, returning the exit code. */
 export type Handler = (ctx: CommandContext) => Promise<number>;
 
-export function createContext(parts: Omit<CommandContext, 'resolved' | 'client'>): CommandContext {
+export function createContext(parts: Omit<CommandContext, 'resolved' | 'client' | 'stdin'>, stdin: () => NodeJS.ReadStream): CommandContext {
   let cached: Resolved | undefined;
   const resolved = () => (cached ??= resolve(parts.global, parts.env));
   return {
     ...parts,
+    // process.stdin is created on first access; commands that never read it should not pay for it.
+    get stdin() {
+      return stdin();
+    },
     resolved,
     client(trace) {
       const r = resolved();
