@@ -4,15 +4,18 @@
 import type { FastifyInstance } from 'fastify';
 import { assertNamespaceAccess, visibleNamespaces, type ApiDeps } from './context.js';
 import { parseBody } from './body.js';
+import { cachedJson } from './read-cache.js';
 import { conflict, notFound, validationFailed } from './problem.js';
 import { RESOURCE_BODY_LIMIT_BYTES, idParamsSchema, type IdParams } from './resource-common.js';
 import { validateNamespaceInput } from '../domain/namespace.js';
 import { createNamespace, getNamespace, listNamespaces } from '../store/namespaces.js';
 
 export function registerNamespaceRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  app.get('/namespaces', { config: { auth: { scope: 'namespaces:read' } } }, async (request) =>
-    listNamespaces(deps.db, visibleNamespaces(request)),
-  );
+  app.get('/namespaces', { config: { auth: { scope: 'namespaces:read' } } }, async (request, reply) => {
+    const visible = visibleNamespaces(request);
+    const body = cachedJson(deps.db, `namespaces:${JSON.stringify(visible)}`, () => listNamespaces(deps.db, visible));
+    return reply.type('application/json; charset=utf-8').send(body);
+  });
 
   app.get<IdParams>('/namespaces/:id', { config: { auth: { scope: 'namespaces:read' } }, schema: { params: idParamsSchema } }, async (request) => {
     const namespace = getNamespace(deps.db, request.params.id);

@@ -5,7 +5,8 @@
 // Lifecycle: `stop()` (SIGTERM) and `kill()` (SIGKILL) end the process but keep its files, so `restart()` can start
 // it again on the same database; `close()` stops it and deletes the temp directory: call it in `after()`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -89,16 +90,21 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * A free port OUTSIDE the kernel's ephemeral range (32768-60999 on Linux), so it cannot be handed to an outgoing
+ * connection or to another test's `listen(0)` between this check and the server binding it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 10_000);
+    const free = await new Promise<boolean>((resolveFree) => {
+      const probe = createServer();
+      probe.once('error', () => resolveFree(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolveFree(true)));
     });
-  });
+    if (free) return port;
+  }
+  throw new Error('no free port found in 20000-29999');
 }
 
 export function randomSecretKey(): string {
@@ -200,6 +206,17 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     return response.body.token;
   }
 
+  /** The session just minted must be in OUR database file: proves the port is served by our process. */
+  function assertOwnServer(token: string): void {
+    const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    try {
+      const found = db.prepare('SELECT 1 FROM tokens WHERE token_hash = ?').get(createHash('sha256').update(token).digest('hex'));
+      if (!found) throw new Error(`port ${port} is served by another process, not this test's server:\n${err}`);
+    } finally {
+      db.close();
+    }
+  }
+
   async function stopWith(signal: NodeJS.Signals): Promise<number | string> {
     const proc = child;
     if (!proc) return exit;
@@ -247,6 +264,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       if (child) await stopWith('SIGTERM');
       launch();
       await waitReady();
+      if (server.adminToken !== '') assertOwnServer(await login('admin', server.adminPassword));
     },
     async close() {
       if (child) {
@@ -263,6 +281,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   try {
     await waitReady();
     server.adminToken = await login('admin', server.adminPassword);
+    assertOwnServer(server.adminToken);
   } catch (error) {
     await server.close();
     throw error;
