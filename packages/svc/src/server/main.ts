@@ -10,6 +10,8 @@ import { generatePassword, hashPassword } from '../crypto/password.js';
 import { createStreamTickets } from '../api/stream-tickets.js';
 import { createMetricsRegistry } from '../metrics/registry.js';
 import { idleScheduler } from '../scheduler/handle.js';
+import { createServerScheduler, SchedulerSettingError } from '../scheduler/server-scheduler.js';
+import type { Scheduler, SchedulerLog } from '../scheduler/loop.js';
 import { inventoryFamilies, readInventory } from '../metrics/inventory.js';
 import type { ApiDeps } from '../api/context.js';
 import { buildApp } from './app.js';
@@ -78,17 +80,34 @@ export async function startServer(options: ServerStartOptions, env: NodeJS.Proce
 
   const metrics = createMetricsRegistry();
   metrics.addSource(() => inventoryFamilies(readInventory(db)));
+  const secretBox = createSecretBox(settings.secretKey);
+  // The scheduler logs through the app's logger, which exists only once the app is built.
+  let logger: SchedulerLog | undefined;
+  const schedulerLog: SchedulerLog = { info: (m) => logger?.info(m), warn: (m) => logger?.warn(m), error: (m) => logger?.error(m) };
+  let scheduler: Scheduler | null;
+  try {
+    scheduler = createServerScheduler(
+      { db, secretBox, databasePath: settings.databasePath, intervalSeconds: settings.config.scheduler.interval, metrics, log: schedulerLog },
+      env,
+    );
+  } catch (error) {
+    db.close();
+    if (error instanceof SchedulerSettingError) throw new StartupError(error.message);
+    throw error;
+  }
   const deps: ApiDeps = {
     db,
-    secretBox: createSecretBox(settings.secretKey),
+    secretBox,
     config: settings.config,
     now: () => new Date(),
     streamTickets: createStreamTickets(),
     metrics,
-    scheduler: idleScheduler(),
+    scheduler: scheduler?.handle ?? idleScheduler(),
   };
   const app = buildApp(deps, { logLevel: settings.logLevel });
+  logger = { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m), error: (m) => app.log.error(m) };
   app.addHook('onClose', async () => {
+    await scheduler?.stop();
     db.close();
   });
 
@@ -99,6 +118,7 @@ export async function startServer(options: ServerStartOptions, env: NodeJS.Proce
     throw new StartupError(`cannot listen on ${settings.host}:${settings.port}: ${(error as Error).message}`);
   }
   const webhookDelivery = startWebhookDelivery(deps, deliverySettings, app.log.child({ component: 'webhooks' }));
+  scheduler?.start();
   const hostForUrl = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   const url = `http://${hostForUrl}:${settings.port}`;
   app.log.info(
