@@ -10,6 +10,9 @@ import { registerSecretRoutes } from './secrets.js';
 import { registerVolumeRoutes } from './volumes.js';
 import { registerConfigRoutes } from './configs.js';
 import { registerWebhookRoutes } from './webhooks.js';
+import { registerDeploymentRoutes } from './deployments.js';
+import { registerDeploymentLogRoutes } from './deployment-logs.js';
+import { registerExecRoutes } from './exec.js';
 import { registerWebhookDeliveryRoutes } from './webhook-deliveries.js';
 
 export type RouteModule = (app: FastifyInstance, deps: ApiDeps) => void;
@@ -24,5 +27,8 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   registerVolumeRoutes,
   registerConfigRoutes,
   registerWebhookRoutes,
+  registerDeploymentRoutes,
+  registerDeploymentLogRoutes,
+  registerExecRoutes,
   registerWebhookDeliveryRoutes,
 ];
