@@ -6,7 +6,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { ANSI, cliEnv, errorLine, type CliEnv } from './cli-helpers.js';
+import { ANSI, cliEnv, errorLine, SVC_BIN, type CliEnv } from './cli-helpers.js';
 
 let server: TestServer;
 let cli: CliEnv;
@@ -189,4 +189,22 @@ test('doctor: one line per check, non-zero when the key is missing, zero when al
   assert.equal(vm.code, 1);
   for (const name of ['cloud-hypervisor binary', '/dev/kvm', 'firmware', 'kernel', 'virtiofsd']) assert.match(vm.stdout, new RegExp(`(ok|FAIL)\\s+${name.replace('/', '\\/')}:`));
   assert.match(vm.stdout, /SVC_VIRTIOFSD=\/nonexistent\/virtiofsd is not an executable/);
+});
+
+test('server start through the built binary serves the API and stops on SIGTERM with exit 0', async () => {
+  const viaCli = await startTestServer({ entry: [SVC_BIN, 'server', 'start'] });
+  try {
+    const env = cliEnv(viaCli.port, viaCli.adminToken);
+    try {
+      const list = await env.run(['user', 'list', '-o', 'json']);
+      assert.equal(list.code, 0, list.stderr);
+      assert.ok((JSON.parse(list.stdout) as { username: string }[]).some((u) => u.username === 'admin'));
+    } finally {
+      env.close();
+    }
+    const stopped = await viaCli.stop();
+    assert.equal(stopped.code, 0);
+  } finally {
+    await viaCli.close();
+  }
 });
