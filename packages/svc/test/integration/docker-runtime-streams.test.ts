@@ -167,6 +167,17 @@ describe('docker runtime streams', { timeout: 240_000 }, () => {
     await runtime.remove(instance.id, 0);
   });
 
+  test('exec: the exit code is known without draining output; a closed session of a running command gives null', async () => {
+    const instance = await runtime.create(instanceSpec(ns, 'undrained'));
+    const quick = await runtime.exec(instance, { command: ['sh', '-c', 'echo ignored; exit 4'], tty: false });
+    assert.equal(await Promise.race([quick.exitCode(), sleep(10_000).then(() => 'hung' as const)]), 4);
+    quick.close();
+    const endless = await runtime.exec(instance, { command: ['sleep', '300'], tty: false });
+    endless.close();
+    assert.equal(await Promise.race([endless.exitCode(), sleep(10_000).then(() => 'hung' as const)]), null);
+    await runtime.remove(instance.id, 0);
+  });
+
   test('exec with a TTY honours the initial size and resize', async () => {
     const instance = await runtime.create(instanceSpec(ns, 'tty'));
     const session = await runtime.exec(instance, { command: ['sh', '-c', 'sleep 0.3; stty size; read x; stty size'], tty: true, cols: 100, rows: 40 });
@@ -225,6 +236,27 @@ describe('docker runtime streams', { timeout: 240_000 }, () => {
 
     controller.abort();
     await Promise.race([done, sleep(5000).then(() => assert.fail('events did not end after abort'))]);
+  });
+
+  test('events: a memory limit overrun reports oom, then die with 137', async () => {
+    const controller = new AbortController();
+    const { events, done } = recordEvents(runtime.events(controller.signal));
+    await sleep(300);
+    const hog = await runtime.create(
+      instanceSpec(ns, 'hog', {
+        kind: 'job',
+        command: ['sh', '-c', 'x=$(head -c 64000000 /dev/zero | tr "\\0" a); echo survived'],
+        resources: { nanoCpus: null, memoryBytes: 8 * 1024 * 1024, memoryReservationBytes: null },
+      }),
+    );
+    await eventually(async () => events.find((e) => e.instanceId === hog.id && e.action === 'oom'), 15_000, 'oom event');
+    const die = await eventually(async () => events.find((e) => e.instanceId === hog.id && e.action === 'die'), 15_000, 'die event');
+    assert.equal(die.exitCode, 137);
+    const listed = await eventually(async () => (await runtime.list()).find((i) => i.id === hog.id && i.state === 'exited'));
+    assert.equal(listed.exitCode, 137);
+    controller.abort();
+    await done;
+    await runtime.remove(hog.id, 0);
   });
 
   test('events reconnect after the daemon connection drops and replay what happened meanwhile', async () => {

@@ -109,6 +109,7 @@ test('command replaces entrypoint and cmd; env, user, resources and mounts are m
   assert.equal(options.User, '1000:1000');
   assert.equal(options.HostConfig?.NanoCpus, 500_000_000);
   assert.equal(options.HostConfig?.Memory, 268_435_456);
+  assert.equal(options.HostConfig?.MemorySwap, 268_435_456, 'no swap beyond the limit');
   assert.equal(options.HostConfig?.MemoryReservation, 134_217_728);
   assert.deepEqual(options.HostConfig?.Mounts, [
     { Type: 'bind', Source: '/srv/data', Target: '/data', ReadOnly: false },

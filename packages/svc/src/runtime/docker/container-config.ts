@@ -102,7 +102,12 @@ export function containerCreateOptions(spec: InstanceSpec, name: string, network
     RestartPolicy: { Name: 'no', MaximumRetryCount: 0 },
   };
   if (spec.resources.nanoCpus !== null) hostConfig.NanoCpus = spec.resources.nanoCpus;
-  if (spec.resources.memoryBytes !== null) hostConfig.Memory = spec.resources.memoryBytes;
+  if (spec.resources.memoryBytes !== null) {
+    hostConfig.Memory = spec.resources.memoryBytes;
+    // Equal to Memory = no swap on top: going over the limit kills the instance (spec), instead of Docker's
+    // default of as much swap again.
+    hostConfig.MemorySwap = spec.resources.memoryBytes;
+  }
   if (spec.resources.memoryReservationBytes !== null) hostConfig.MemoryReservation = spec.resources.memoryReservationBytes;
 
   const options: Docker.ContainerCreateOptions = {

@@ -239,23 +239,24 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
    * The id of the namespace network, created on first use. Containers are attached by id, never by name: dockerd
    * 20.10 can create two networks of one name when creates race, and a name then no longer resolves.
    * Racing creators converge: in-process callers share one promise; across processes everyone keeps the oldest
-   * network of that name and the creator of a younger duplicate removes its own.
+   * network of that name and removes younger duplicates.
    */
   async function createOrFindNetwork(namespace: string): Promise<string> {
     const name = namespaceNetworkName(namespace);
     try {
-      const existing = (await networksNamed(name))[0];
-      if (existing !== undefined) return existing.Id;
-      let createdId: string | null = null;
-      try {
-        const created = await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: networkLabels(namespace) });
-        createdId = created.id;
-      } catch (error) {
-        if (!isStatus(error, 409)) throw error;
+      let found = await networksNamed(name);
+      if (found.length === 0) {
+        try {
+          await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: networkLabels(namespace) });
+        } catch (error) {
+          if (!isStatus(error, 409)) throw error;
+        }
+        found = await networksNamed(name);
       }
-      const keep = (await networksNamed(name))[0];
+      const [keep, ...younger] = found;
       if (keep === undefined) throw new Error(`network ${name} vanished right after creation`);
-      if (createdId !== null && keep.Id !== createdId) await docker.getNetwork(createdId).remove().catch(() => undefined);
+      // Nobody attaches to a younger duplicate, so removing it is always safe (and fails harmlessly if it is not).
+      await Promise.all(younger.map((n) => docker.getNetwork(n.Id).remove().catch(() => undefined)));
       return keep.Id;
     } catch (error) {
       throw fail('network', `creating network ${name} failed`, error, []);
@@ -347,11 +348,21 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
           throw fail('create', `creating container for ${what} failed`, error, secrets);
         }
       }
-      try {
-        await container.start();
-      } catch (error) {
-        await removeQuietly(container.id);
-        throw fail('start', `starting container for ${what} failed`, error, secrets);
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await container.start();
+          break;
+        } catch (error) {
+          // dockerd resolves the network by name at start; while a racing duplicate is being removed the name is
+          // ambiguous for a moment.
+          if (attempt < 20 && /is ambiguous/i.test(dockerFailureFacts(error).message)) {
+            if (spec.networkMode === 'bridge') await createOrFindNetwork(spec.namespace).catch(() => undefined);
+            await sleep(100);
+            continue;
+          }
+          await removeQuietly(container.id);
+          throw fail('start', `starting container for ${what} failed`, error, secrets);
+        }
       }
       try {
         return await observe(container.id);
@@ -448,9 +459,11 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
       const ended = new Promise<void>((resolve) => {
         outputDone = resolve;
       });
+      let closedAt: number | null = null;
       socket.once('close', () => outputDone());
       socket.once('end', () => outputDone());
-      socket.once('error', () => outputDone());
+      // `on`, not `once`: writing stdin after the command exited can raise EPIPE more than once.
+      socket.on('error', () => outputDone());
       const raw = execOptions.tty ? rawAsStdout(socket) : demultiplex(socket);
       const output = (async function* (): AsyncGenerator<{ stream: 'stdout' | 'stderr'; data: Buffer }> {
         try {
@@ -472,20 +485,27 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
           }
         },
         async exitCode(): Promise<number | null> {
-          await ended;
-          // The output can end a moment before dockerd records the exit code.
-          for (let attempt = 0; attempt < 20; attempt += 1) {
+          // Polled, so it works whether or not the caller drains `output`: slowly while the output is open,
+          // quickly once it ended (dockerd records the code a moment after the stream closes).
+          let outputEnded = false;
+          void ended.then(() => {
+            outputEnded = true;
+          });
+          for (;;) {
+            let info: Docker.ExecInspectInfo;
             try {
-              const info = await started.inspect();
-              if (!info.Running) return typeof info.ExitCode === 'number' ? info.ExitCode : null;
+              info = await started.inspect();
             } catch {
               return null;
             }
-            await sleep(50);
+            if (!info.Running) return typeof info.ExitCode === 'number' ? info.ExitCode : null;
+            // A closed session leaves the process running inside the container; its code is not ours to wait for.
+            if (closedAt !== null && Date.now() - closedAt > 1000) return null;
+            await Promise.race([ended.then(() => sleep(50)), sleep(outputEnded ? 50 : 1000)]);
           }
-          return null;
         },
         close(): void {
+          closedAt ??= Date.now();
           socket.destroy();
         },
       };
