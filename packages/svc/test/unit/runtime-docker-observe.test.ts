@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { containerAddress, dockerTime, exitCodeFromStatus, toInstanceState, toObservedInstance, type ListedContainer } from '../../src/runtime/docker/observe.js';
+import { compareByCreation, containerAddress, dockerTime, dockerTimeNanos, exitCodeFromStatus, toInstanceState, toObservedInstance, type ListedContainer } from '../../src/runtime/docker/observe.js';
 
 const digest = `sha256:${'a'.repeat(64)}`;
 
@@ -66,4 +66,14 @@ test('an exited container: exit code from inspect, else from the Status text; no
   assert.equal(withoutInspect.exitCode, 3);
   assert.equal(withoutInspect.startedAt, null);
   assert.equal(toObservedInstance(listed({ ImageID: 'weird' }), null).imageDigest, null);
+});
+
+test('creation times compare numerically although Docker trims fraction zeros', () => {
+  assert.equal(dockerTimeNanos('2024-05-01T10:00:00.12Z'), 1_714_557_600_120_000_000n);
+  assert.equal(dockerTimeNanos('2024-05-01T12:00:00.5+02:00'), 1_714_557_600_500_000_000n);
+  assert.equal(dockerTimeNanos('yesterday'), null);
+  const older = { Created: '2024-05-01T10:00:00.12Z', Id: 'b' };
+  const newer = { Created: '2024-05-01T10:00:00.123Z', Id: 'a' };
+  assert.deepEqual([newer, older].sort(compareByCreation), [older, newer]);
+  assert.deepEqual([{ Created: 'x', Id: 'b' }, { Created: 'x', Id: 'a' }].sort(compareByCreation).map((n) => n.Id), ['a', 'b']);
 });

@@ -30,7 +30,7 @@ import {
   volumeLabels,
 } from './container-config.js';
 import { EventCursor, WATCHED_ACTIONS, eventKey, toRuntimeEvent } from './events.js';
-import { toObservedInstance, dockerTime, type InspectedTimes, type ListedContainer } from './observe.js';
+import { compareByCreation, dockerTime, toObservedInstance, type InspectedTimes, type ListedContainer } from './observe.js';
 import { toInstanceStats } from './stats.js';
 import { demultiplex, rawAsStdout, splitLines, splitTimestamp, type StreamChunk } from './streams.js';
 
@@ -152,6 +152,23 @@ async function* jsonMessages(source: NodeJS.ReadableStream): AsyncGenerator<unkn
   }
 }
 
+/** Inspects of newly seen containers run at most this many at a time (the first list after a restart sees all). */
+const INSPECT_CONCURRENCY = 8;
+
+async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await work(items[index] as T);
+    }
+  });
+  await Promise.all(workers);
+  return results;
+}
+
 export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime {
   const docker = options.socketPath !== undefined ? new Docker({ socketPath: options.socketPath }) : new Docker();
   const initialBackoff = options.eventsInitialBackoffMs ?? 500;
@@ -230,9 +247,7 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
   /** Networks named exactly `name` (Docker's name filter also matches substrings), oldest first. */
   async function networksNamed(name: string): Promise<Docker.NetworkInspectInfo[]> {
     const found = await docker.listNetworks({ filters: { name: [name] } });
-    return found
-      .filter((n) => n.Name === name)
-      .sort((a, b) => (a.Created === b.Created ? a.Id.localeCompare(b.Id) : a.Created.localeCompare(b.Created)));
+    return found.filter((n) => n.Name === name).sort(compareByCreation);
   }
 
   /**
@@ -311,21 +326,19 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
       const containers = raw.map(asListedContainer).filter((c): c is ListedContainer => c !== null);
       const present = new Set(containers.map((c) => c.Id));
       for (const id of timesCache.keys()) if (!present.has(id)) timesCache.delete(id);
-      return Promise.all(
-        containers.map(async (container) => {
-          const cached = timesCache.get(container.Id);
-          if (cached !== undefined && cached.state === container.State) return toObservedInstance(container, cached.times);
-          try {
-            const info = await docker.getContainer(container.Id).inspect();
-            const times = inspectTimes(info);
-            timesCache.set(container.Id, { state: info.State.Status, times });
-            return toObservedInstance(container, times);
-          } catch {
-            // Removed between the list and the inspect: report what the list saw.
-            return toObservedInstance(container, null);
-          }
-        }),
-      );
+      return mapBounded(containers, INSPECT_CONCURRENCY, async (container) => {
+        const cached = timesCache.get(container.Id);
+        if (cached !== undefined && cached.state === container.State) return toObservedInstance(container, cached.times);
+        try {
+          const info = await docker.getContainer(container.Id).inspect();
+          const times = inspectTimes(info);
+          timesCache.set(container.Id, { state: info.State.Status, times });
+          return toObservedInstance(container, times);
+        } catch {
+          // Removed between the list and the inspect: report what the list saw.
+          return toObservedInstance(container, null);
+        }
+      });
     },
 
     async create(spec: InstanceSpec): Promise<ObservedInstance> {

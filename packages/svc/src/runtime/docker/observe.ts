@@ -75,3 +75,23 @@ export function toObservedInstance(container: ListedContainer, times: InspectedT
     imageDigest: container.ImageID.startsWith('sha256:') ? container.ImageID : null,
   };
 }
+
+/**
+ * Nanoseconds since the epoch of a Docker RFC 3339 time. Docker trims trailing zeros of the fraction
+ * (`…09.12Z` vs `…09.123Z`), so these strings do not sort as text; null when unparsable.
+ */
+export function dockerTimeNanos(value: string): bigint | null {
+  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(value);
+  if (match === null) return null;
+  const seconds = Date.parse(`${match[1] ?? ''}${match[3] ?? 'Z'}`);
+  if (Number.isNaN(seconds)) return null;
+  return BigInt(seconds) * 1_000_000n + BigInt((match[2] ?? '').padEnd(9, '0'));
+}
+
+/** Oldest first; ties (and unparsable times) broken by id so every caller picks the same first entry. */
+export function compareByCreation(a: { Created: string; Id: string }, b: { Created: string; Id: string }): number {
+  const left = dockerTimeNanos(a.Created);
+  const right = dockerTimeNanos(b.Created);
+  if (left !== null && right !== null && left !== right) return left < right ? -1 : 1;
+  return a.Id.localeCompare(b.Id);
+}
