@@ -68,7 +68,14 @@ export class HttpProxy {
     this.defaultPort = deps.scheme === 'https' ? 443 : 80;
     this.noRoute = deps.metrics.forEntrypoint('');
     this.server = http.createServer(
-      { ServerResponse: ProxyResponse, maxHeaderSize: MAX_HEADER_BYTES, keepAliveTimeout: 65_000, requestTimeout: 300_000 },
+      {
+        ServerResponse: ProxyResponse,
+        maxHeaderSize: MAX_HEADER_BYTES,
+        keepAliveTimeout: 65_000,
+        requestTimeout: 300_000,
+        // Checked in context(), which lets HTTP/1.0 through without Host (Node would refuse it too).
+        requireHostHeader: false,
+      },
       (req, res) => this.onRequest(req, res as ProxyResponse),
     );
     this.server.headersTimeout = 30_000;
@@ -94,8 +101,10 @@ export class HttpProxy {
     const headers = req.headers;
     // Framing the proxy will not guess at (request smuggling): the parser refuses most, these are the rest.
     if (headers['transfer-encoding'] !== undefined && headers['content-length'] !== undefined) return 400;
-    const hostHeader = headers.host;
-    if (hostHeader === undefined || hostHeader.length > 255 || !HOST_CHARS.test(hostHeader)) return 400;
+    // HTTP/1.1 without Host is refused by the parser already; HTTP/1.0 may omit it and routes as host ``.
+    if (headers.host === undefined && req.httpVersion !== '1.0') return 400;
+    const hostHeader = headers.host ?? '';
+    if (hostHeader.length > 255 || !HOST_CHARS.test(hostHeader)) return 400;
     const url = req.url ?? '/';
     if (url.charCodeAt(0) !== 47 /* / */) return 400;
     const q = url.indexOf('?');
@@ -139,7 +148,17 @@ export class HttpProxy {
     }
     const route = entry.payload;
     res.series = route.series;
-    this.runChain(route, ctx, res, null, null, 0);
+    this.guarded(res, null, () => this.runChain(route, ctx, res, null, null, 0));
+  }
+
+  /** Last line of defence: a bug or an unforeseen value fails this request, never the process. */
+  private guarded(res: ProxyResponse | null, socket: Socket | null, work: () => void): void {
+    try {
+      work();
+    } catch {
+      if (res !== null) this.fail(res, 502, true);
+      else socket?.destroy();
+    }
   }
 
   /** Runs the chain from step `i`; synchronous until a step returns a Promise. */
@@ -158,10 +177,11 @@ export class HttpProxy {
       if (out instanceof Promise) {
         const next = i + 1;
         out.then(
-          (reply) => {
-            if (reply !== null) this.reply(reply, res, socket);
-            else this.runChain(route, ctx, res, socket, head, next);
-          },
+          (reply) =>
+            this.guarded(res, socket, () => {
+              if (reply !== null) this.reply(reply, res, socket);
+              else this.runChain(route, ctx, res, socket, head, next);
+            }),
           () => this.reply({ status: 502, headers: {}, body: text(502) }, res, socket),
         );
         return;
@@ -203,7 +223,7 @@ export class HttpProxy {
   }
 
   private fail(res: ServerResponse, status: number, close: boolean): void {
-    if (res.headersSent) {
+    if (res.headersSent || res.destroyed) {
       res.destroy();
       return;
     }
@@ -225,15 +245,16 @@ export class HttpProxy {
     }
     const strip = ctx.upstreamStrip;
     if (strip !== null) for (const name of strip) delete out[name];
+    delete out['expect']; // the client already got its 100 Continue from this server
     const priorFor = src['x-forwarded-for'];
     if (ctx.peerTrusted) {
       out['x-forwarded-for'] = priorFor === undefined ? ctx.peer : `${priorFor}, ${ctx.peer}`;
       out['x-forwarded-proto'] = src['x-forwarded-proto'] ?? ctx.scheme;
-      out['x-forwarded-host'] = src['x-forwarded-host'] ?? src.host;
+      out['x-forwarded-host'] = src['x-forwarded-host'] ?? src.host ?? ctx.host;
     } else {
       out['x-forwarded-for'] = ctx.peer;
       out['x-forwarded-proto'] = ctx.scheme;
-      out['x-forwarded-host'] = src.host;
+      out['x-forwarded-host'] = src.host ?? ctx.host;
     }
     if (ctx.upstreamExtra !== null) Object.assign(out, ctx.upstreamExtra);
     if (route.headers !== null) applyHeaders(out, route.headers.request);
@@ -276,6 +297,7 @@ export class HttpProxy {
     }
     const req = ctx.req;
     const headers = headersIn ?? this.upstreamHeaders(route, ctx);
+    if (ctx.req.headers.host === undefined) headers['host'] = backend.key; // HTTP/1.0 client, HTTP/1.1 upstream
     const upstream = http.request({
       agent: this.deps.agent,
       host: backend.address,
@@ -386,7 +408,7 @@ export class HttpProxy {
       this.reply({ status: 404, headers: {}, body: text(404) }, null, socket);
       return;
     }
-    this.runChain(entry.payload, ctx, null, socket, head, 0);
+    this.guarded(null, socket, () => this.runChain(entry.payload, ctx, null, socket, head, 0));
   }
 
   /** WebSocket (and other Upgrade) passthrough: forward the handshake, then splice the two sockets. */
@@ -398,6 +420,7 @@ export class HttpProxy {
       return;
     }
     const headers = this.upstreamHeaders(route, ctx);
+    if (ctx.req.headers.host === undefined) headers['host'] = backend.key;
     headers['connection'] = 'Upgrade';
     headers['upgrade'] = ctx.req.headers.upgrade;
     const upstream = http.request({

@@ -75,7 +75,8 @@ export function compileRoutes(entrypoints: readonly Entrypoint[], deps: CompileD
     }
     let addPrefix: string | null = null;
     if (!c.strip_prefix && c.add_prefix !== null && c.add_prefix !== '' && c.add_prefix !== '/') {
-      addPrefix = (c.add_prefix.startsWith('/') ? c.add_prefix : `/${c.add_prefix}`).replace(/\/+$/, '');
+      // encodeURI: a space or non-ASCII character in the config must not make every request of the route fail.
+      addPrefix = encodeURI(c.add_prefix.startsWith('/') ? c.add_prefix : `/${c.add_prefix}`).replace(/\/+$/, '');
     }
     let series = seriesById.get(ep.id);
     if (series === undefined) {

@@ -174,6 +174,28 @@ test('a reload during a long request lets it complete; new requests use the new 
   assert.match(metrics, /svc_proxy_backend_up\{entrypoint="http_slow",backend="127.0.0.1:\d+"\} 1/);
 });
 
+test('odd but legal or misconfigured input never takes the proxy down', async () => {
+  const be = await startBackend('odd');
+  const p = await startProxy([
+    route('any', [be.port], { add_prefix: '/with space' }),
+    route('crlf', [be.port], { hostnames: ['crlf.test'], redirect: 'forward', redirect_template: 'https://x.test/\r\nSet-Cookie: evil=1' }),
+  ]);
+  try {
+    // HTTP/1.0 may omit Host: it routes as host "" (only host-less routes match).
+    const http10 = await raw(p.port, 'GET /a HTTP/1.0\r\n\r\n');
+    assert.match(http10, /^HTTP\/1\.1 200 /);
+    assert.equal(be.requests.at(-1)?.url, '/with%20space/a');
+    const crlf = await request(p.port, { host: 'crlf.test' });
+    assert.equal(crlf.status, 302);
+    assert.equal(crlf.headers.location, 'https://x.test/Set-Cookie: evil=1');
+    assert.equal(crlf.headers['set-cookie'], undefined);
+    assert.equal((await request(p.port, { host: 'bad host!' })).status, 400);
+  } finally {
+    await p.stop();
+    await be.close();
+  }
+});
+
 test('keep-alive connections to the backend are reused', async () => {
   const sockets = new Set<unknown>();
   const ka = await startBackend('ka');

@@ -42,6 +42,7 @@ export class ForwardAuth implements Middleware {
     const headers = endToEnd(req.headers);
     delete headers['host'];
     delete headers['content-length'];
+    delete headers['expect'];
     const own: Record<(typeof FORWARDED)[number], string> = {
       'x-forwarded-method': req.method ?? 'GET',
       'x-forwarded-proto': ctx.scheme,

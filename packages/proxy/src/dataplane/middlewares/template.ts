@@ -13,7 +13,10 @@ export interface CompiledTemplate {
 const KNOWN = new Set<string>(PLACEHOLDERS);
 
 /** Unknown `{names}` stay literal, so a value with braces of its own survives. */
-export function compileTemplate(source: string): CompiledTemplate {
+export function compileTemplate(raw: string): CompiledTemplate {
+  // Characters a header value cannot carry (CR, LF, other controls) are dropped here, once, so a bad config
+  // value can never make a response fail to send.
+  const source = raw.replace(/[^\t\x20-\x7e\x80-\xff]/g, '');
   const parts: TemplatePart[] = [];
   let literal = '';
   const re = /\{([a-z_]+)\}/g;
