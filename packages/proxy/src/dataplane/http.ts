@@ -38,9 +38,13 @@ const STATUS_TEXT: Record<number, string> = {
 class ProxyResponse extends http.ServerResponse {
   series: EntrypointSeries | null = null;
   startedAt = 0;
+  /** The backend request in flight, cut when the client goes away first. */
+  upstream: http.ClientRequest | null = null;
 }
 
 function onResponseClose(this: ProxyResponse): void {
+  if (this.upstream !== null && !this.writableFinished) this.upstream.destroy();
+  this.upstream = null;
   if (this.series !== null) this.series.record(this.statusCode, (performance.now() - this.startedAt) / 1000);
 }
 
@@ -313,10 +317,7 @@ export class HttpProxy {
       timedOut = true;
       upstream.destroy();
     }, route.timeoutMs);
-    const onClientGone = (): void => {
-      if (!res.writableFinished) upstream.destroy();
-    };
-    res.once('close', onClientGone);
+    res.upstream = upstream;
     upstream.on('response', (backendRes: IncomingMessage) => {
       answered = true;
       clearTimeout(timer);
@@ -325,7 +326,7 @@ export class HttpProxy {
     });
     upstream.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      res.off('close', onClientGone);
+      res.upstream = null;
       if (res.destroyed && !timedOut) return;
       if (answered) {
         res.destroy();

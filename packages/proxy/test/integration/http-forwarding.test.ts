@@ -196,6 +196,27 @@ test('odd but legal or misconfigured input never takes the proxy down', async ()
   }
 });
 
+test('a client that goes away cancels its backend request', async () => {
+  let backendSawClose: (() => void) | null = null;
+  const closed = new Promise<void>((resolve) => (backendSawClose = resolve));
+  const hang = await startBackend('hang', (req, res) => {
+    res.on('close', () => backendSawClose?.());
+  });
+  const p = await startProxy([route('hang', [hang.port], { hostnames: ['hang.test'], backend_timeout: 10_000 })]);
+  try {
+    const req = http.get({ port: p.port, host: '127.0.0.1', headers: { host: 'hang.test' }, agent: false });
+    req.on('error', () => undefined);
+    await new Promise((r) => setTimeout(r, 100));
+    req.destroy();
+    const t0 = Date.now();
+    await closed;
+    assert.ok(Date.now() - t0 < 2000);
+  } finally {
+    await p.stop();
+    await hang.close();
+  }
+});
+
 test('keep-alive connections to the backend are reused', async () => {
   const sockets = new Set<unknown>();
   const ka = await startBackend('ka');
