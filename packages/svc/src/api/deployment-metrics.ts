@@ -48,9 +48,9 @@ export interface MeasuredInstance {
   stats: InstanceStats;
 }
 
-/** Two decimals: CPU and memory percentages are read by people, not summed by machines. */
+/** Unrounded (a small container is a few hundredths of a percent of host memory); never NaN or Infinity. */
 function percentage(value: number): number {
-  return Number.isFinite(value) ? Math.round(value * 100) / 100 : 0;
+  return Number.isFinite(value) ? value : 0;
 }
 
 function memory(usage: number, limit: number): MemoryMetrics {

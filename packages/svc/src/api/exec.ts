@@ -167,14 +167,18 @@ class ClientFrames {
 /** Pumps one exec session over one WebSocket until the command ends or either side goes away. */
 async function runSession(ws: WebSocket, frames: ClientFrames, session: ExecSession, tty: boolean, log: Log): Promise<void> {
   ws.once('close', () => session.close());
+  // Frames apply in order: input sent after a resize reaches the command after the terminal has its new size.
+  let applied: Promise<void> = Promise.resolve();
   frames.deliverTo((frame) => {
-    if (frame.type === 'stdin') {
-      if (session.stdin.writable) session.stdin.write(frame.data);
-    } else if (frame.type === 'stdin_close') {
-      session.stdin.end();
-    } else if (tty) {
-      session.resize(frame.cols, frame.rows).catch((error: unknown) => log.debug({ err: error }, 'exec resize failed'));
-    }
+    applied = applied.then(async () => {
+      if (frame.type === 'stdin') {
+        if (session.stdin.writable) session.stdin.write(frame.data);
+      } else if (frame.type === 'stdin_close') {
+        session.stdin.end();
+      } else if (tty) {
+        await session.resize(frame.cols, frame.rows).catch((error: unknown) => log.debug({ err: error }, 'exec resize failed'));
+      }
+    });
   });
 
   for await (const chunk of session.output) {

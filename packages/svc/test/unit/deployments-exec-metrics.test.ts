@@ -73,15 +73,16 @@ test('metrics: every field per instance, and totals that add up', () => {
   assert.equal(metrics.deployment_id, 'dep');
   assert.equal(metrics.deployment_name, 'web');
   assert.equal(metrics.instance_count, 2);
-  assert.equal(metrics.total_cpu_usage_percent, 3.7);
+  assert.ok(Math.abs(metrics.total_cpu_usage_percent - 3.702) < 1e-9);
   assert.deepEqual(metrics.total_memory, { usage_bytes: 300, limit_bytes: 2000, usage_percent: 15 });
   assert.deepEqual(metrics.total_network, { rx_bytes: 30, tx_bytes: 60, rx_packets: 3, tx_packets: 6 });
   assert.deepEqual(metrics.total_disk_io, { read_bytes: 15, write_bytes: 18 });
   assert.equal(metrics.total_pids, 3);
-  assert.deepEqual(metrics.instances[1], {
+  assert.ok(Math.abs((metrics.instances[1]?.cpu_usage_percent ?? 0) - 2.468) < 1e-9);
+  assert.deepEqual({ ...metrics.instances[1], cpu_usage_percent: 0 }, {
     instance_id: 'id-ns_web_bbbbbbbb',
     instance_name: 'ns_web_bbbbbbbb',
-    cpu_usage_percent: 2.47,
+    cpu_usage_percent: 0,
     memory: { usage_bytes: 200, limit_bytes: 1000, usage_percent: 20 },
     network: { rx_bytes: 20, tx_bytes: 40, rx_packets: 2, tx_packets: 4 },
     disk_io: { read_bytes: 10, write_bytes: 12 },
