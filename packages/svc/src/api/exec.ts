@@ -220,9 +220,14 @@ export function registerExecRoutes(app: FastifyInstance, deps: ApiDeps): void {
     app.routing(rawRequest, rawResponse);
   });
 
+  // A stop never waits on a session: peers get a 1001 close, and whoever does not answer it is cut shortly after.
   app.addHook('preClose', async () => {
     for (const client of wss.clients) client.close(1001, 'server stopping');
     wss.close();
+    const cut = setTimeout(() => {
+      for (const client of wss.clients) client.terminate();
+    }, 1_000);
+    cut.unref();
   });
 
   app.get<IdParams>(

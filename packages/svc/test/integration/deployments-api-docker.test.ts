@@ -375,3 +375,24 @@ test('exec refusals are HTTP answers before the handshake; tickets work once', a
   assert.equal(elsewhere.status, 200);
   assert.equal((await server.request('GET', '/healthz')).status, 200);
 });
+
+test('a graceful stop ends open log streams and exec sessions within the 10 s budget; a restart serves again', async () => {
+  const follower = fetch(`${server.baseUrl}/deployments/${chatty.id}/logs?follow=true&tail=1`, { headers: { authorization: `Bearer ${server.adminToken}` } });
+  const response = await follower;
+  assert.equal(response.status, 200);
+  const drained = response.text().then(
+    () => 'ended',
+    () => 'ended',
+  );
+  const session = exec(execUrl(worker.id, 'command=sleep&command=300'), []);
+  await sleep(500);
+  const stopped = await server.stop();
+  assert.equal(stopped.code, 0, server.stderr().slice(-2000));
+  assert.ok(stopped.ms < 10_000, `stopped in ${stopped.ms} ms`);
+  assert.equal(await drained, 'ended');
+  const result = await session;
+  assert.equal(result.exit, undefined, 'no exit frame for a session cut by the stop');
+  await server.restart();
+  const back = await server.request<Deployment>('GET', `/deployments/${worker.id}`);
+  assert.equal(back.status, 200);
+});
