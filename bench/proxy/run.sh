@@ -137,3 +137,5 @@ for name in nginx haproxy caddy svc-proxy svc-proxy-2w svc-proxy-10k; do
   printf '%-14s %10s %9s %9s %14s %9s %16s\n' "$name" "${RPS[$name]}" "${P50[$name]}" "${P99[$name]}" "${CPU[$name]}" "$ratio" "${MEM[$name]}"
 done
 echo "10k-route table vs 10 routes (svc-proxy, 1 worker): $(awk -v a="${RPS[svc-proxy-10k]}" -v b="${RPS[svc-proxy]}" 'BEGIN{ printf "%.3f", a / b }') x throughput"
+echo "route table alone (in process, best of 7 interleaved rounds):"
+node --import tsx bench/proxy/route-table.ts
