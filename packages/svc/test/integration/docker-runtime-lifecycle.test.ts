@@ -252,6 +252,40 @@ describe('docker runtime lifecycle', { timeout: 240_000 }, () => {
     assert.equal((await containersOf(nsA)).some((c) => ['never', 'unreachable'].includes(c.Labels['svc.name'] ?? '')), false);
   });
 
+  test('registry credentials reach the registry; an unknown manifest is image_pull_back_off (user)', async () => {
+    const { createServer } = await import('node:http');
+    const seen: string[] = [];
+    const registry = createServer((request, response) => {
+      seen.push(request.headers.authorization ?? '');
+      const headers = { 'Docker-Distribution-API-Version': 'registry/2.0', 'content-type': 'application/json' };
+      if (request.headers.authorization === undefined) {
+        response.writeHead(401, { ...headers, 'WWW-Authenticate': 'Basic realm="s3t"' });
+        response.end();
+      } else if (request.url === '/v2/') {
+        response.writeHead(200, headers);
+        response.end('{}');
+      } else {
+        response.writeHead(404, headers);
+        response.end(JSON.stringify({ errors: [{ code: 'MANIFEST_UNKNOWN', message: 'manifest unknown' }] }));
+      }
+    });
+    await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
+    const address = registry.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    try {
+      const error = await rejectsWith(
+        runtime.create(instanceSpec(nsA, 'authpull', { image: `127.0.0.1:${port}/team/app:1`, imagePullPolicy: 'Always', registryAuth: { username: 'alice', password: 'pw-secret-1' } })),
+        'image_pull_back_off',
+        'user',
+      );
+      assert.doesNotMatch(error.message, /pw-secret-1/);
+      assert.ok(seen.includes(`Basic ${Buffer.from('alice:pw-secret-1').toString('base64')}`), `credentials not sent: ${seen.join(', ')}`);
+    } finally {
+      registry.closeAllConnections();
+      await new Promise<void>((resolve) => registry.close(() => resolve()));
+    }
+  });
+
   test('a registry that accepts but never answers is abandoned after pullTimeoutMs as transient', async () => {
     const { createServer } = await import('node:net');
     const held: import('node:net').Socket[] = [];

@@ -16,6 +16,7 @@ test('pull: unknown image or refused credentials are the user\'s; registry troub
   assert.deepEqual(classifyDockerFailure('pull', facts(null, 'manifest for busybox:nope not found: manifest unknown: manifest unknown')), { status: 'image_pull_back_off', category: 'user' });
   assert.deepEqual(classifyDockerFailure('pull', facts(500, 'Head "https://r/v2/x/manifests/1": unauthorized: incorrect username or password')), { status: 'image_pull_back_off', category: 'user' });
   assert.deepEqual(classifyDockerFailure('pull', facts(400, 'invalid reference format')), { status: 'image_pull_back_off', category: 'user' });
+  assert.deepEqual(classifyDockerFailure('pull', facts(500, 'Head "http://r/v2/a/manifests/1": no basic auth credentials')), { status: 'image_pull_back_off', category: 'user' });
   assert.deepEqual(classifyDockerFailure('pull', facts(500, 'Get "https://registry-1.docker.io/v2/": dial tcp: lookup registry-1.docker.io: no such host')), { status: 'image_pull_back_off', category: 'transient' });
   assert.deepEqual(classifyDockerFailure('pull', facts(500, 'Get "http://127.0.0.1:1/v2/": dial tcp 127.0.0.1:1: connect: connection refused')), { status: 'image_pull_back_off', category: 'transient' });
 });
@@ -56,6 +57,10 @@ test('facts are read from dockerode errors, plain errors and non-errors', () => 
   assert.deepEqual(dockerFailureFacts({ statusCode: 500, json: 'plain text body\n', message: 'x' }), facts(500, 'plain text body'));
   assert.deepEqual(dockerFailureFacts(Object.assign(new Error('connect ENOENT'), { code: 'ENOENT' })), facts(null, 'connect ENOENT', 'ENOENT'));
   assert.deepEqual(dockerFailureFacts('boom'), facts(null, 'boom'));
+  assert.deepEqual(
+    dockerFailureFacts({ statusCode: 500, json: null, message: '(HTTP code 500) server error - Head "http://r/v2/a/manifests/1": no basic auth credentials ' }),
+    facts(500, 'Head "http://r/v2/a/manifests/1": no basic auth credentials'),
+  );
   assert.deepEqual(dockerFailureFacts(null), facts(null, 'null'));
 });
 

@@ -23,7 +23,7 @@ export interface Classification {
 const DAEMON_UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE', 'EACCES', 'ETIMEDOUT']);
 
 const PULL_USER_FAULT =
-  /not found|manifest unknown|does not exist|pull access denied|unauthorized|authentication required|access denied|denied:|invalid reference format|no such image|incorrect username or password/i;
+  /not found|manifest unknown|does not exist|pull access denied|unauthorized|authentication required|access denied|denied:|invalid reference format|no such image|incorrect username or password|no basic auth credentials/i;
 const MOUNT_FAULT =
   /bind source path does not exist|invalid mount config|error (?:while )?mounting|mount(?:ing)? .*(?:not a directory|no such file)|are you trying to mount a directory onto a file|read-only file system|volume .*(?:not found|in use)/i;
 const HOST_CPU_OR_MEMORY_EXCEEDED = /range of cpus is from|cannot allocate memory|out of memory|insufficient memory/i;
@@ -44,7 +44,8 @@ export function dockerFailureFacts(error: unknown): DockerFailureFacts {
   } else if (typeof json === 'string' && json.trim() !== '') {
     message = json.trim();
   } else if (typeof record['message'] === 'string') {
-    message = record['message'];
+    // docker-modem's own wording when the body was not JSON: "(HTTP code 500) server error - <body>".
+    message = record['message'].replace(/^\(HTTP code \d+\) [^-]*- /, '').trim();
   }
   return { statusCode, message, code };
 }

@@ -380,6 +380,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
       try {
         return await observe(container.id);
       } catch (error) {
+        // An instance the caller never learns about would run unmanaged next to its replacement.
+        await removeQuietly(container.id);
         throw fail('other', `inspecting new container for ${what} failed`, error, secrets);
       }
     },
