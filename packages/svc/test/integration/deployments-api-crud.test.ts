@@ -367,3 +367,25 @@ test('streams and metrics: bad input is 400 before anything is read; exec is 501
   const nonAdmin = (await server.createToken({ scopes: ['deployments:read', 'deployments:write'] })).token;
   assert.equal((await server.request('GET', `/deployments/${d.id}/exec`, { token: nonAdmin })).status, 403);
 });
+
+test('bad input never gives a 500: wrong types and odd values anywhere in the body are 400 or 422', async () => {
+  const odd: Record<string, unknown>[] = [
+    { ports: 'x' }, { ports: [1] }, { ports: [{ published: '80', target: 80 }] }, { ports: [{ published: 80 }] },
+    { environment: [] }, { environment: { A: 1 } }, { environment: { A: { secretRef: 5 } } }, { environment: { A: { other: 'x' } } },
+    { volumes: [{}] }, { volumes: 'x' }, { volumes: [{ type: 'nfs', source: 'a', destination: '/a', driver: 'local', permission: 'rw' }] },
+    { health_checks: [{ type: 'tcp' }] }, { health_checks: [{ type: 'smoke' }] }, { health_checks: {} },
+    { resources: 5 }, { resources: { limits: { cpu: true } } }, { labels: { a: 1 } }, { labels: ['a'] },
+    { config: [] }, { config: { registry_auth: 'x' } }, { network: 'host' }, { network: { mode: 7 } },
+    { command: [1] }, { command: 'sh' }, { command: [] }, { replicas: 1e20 }, { replicas: -1 }, { replicas: 1.5 },
+    { name: '' }, { name: 'UPPER' }, { name: 'x'.repeat(300) }, { namespace: 'a' }, { namespace: '-bad-' }, { image: '' },
+    { image: 'has space' }, { kind: 'daemon' }, { runtime: 5 }, { name: '\ud800' },
+  ];
+  for (const overrides of odd) {
+    const response = await apply(overrides);
+    assert.ok(response.status === 400 || response.status === 422, `${JSON.stringify(overrides)}: ${response.status} ${response.text}`);
+    assert.equal(response.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+  }
+  const polluted = await server.request('POST', '/deployments', { body: `{"__proto__":{"polluted":true},${JSON.stringify(body()).slice(1)}` });
+  assert.equal(polluted.status, 400, polluted.text);
+  assert.equal((await server.request('GET', '/healthz')).status, 200);
+});

@@ -117,6 +117,19 @@ test('logs: tail across instances, container filter, since, inferred levels', as
   assert.ok(lastHour.some((e) => e.message === '[error] boom'));
 });
 
+test('logs of a finished job stay readable after it completed', async () => {
+  const job = await server.request<Deployment>('POST', '/deployments', {
+    body: { name: 'once', kind: 'job', runtime: 'docker', namespace: NS, image: BUSYBOX_IMAGE, command: ['sh', '-c', 'echo "job [notice] done"'], config: { image_pull_policy: 'Never' } },
+  });
+  assert.equal(job.status, 201, job.text);
+  await waitFor('job completed', async () => {
+    const got = await server.request<Deployment>('GET', `/deployments/${job.body.id}`);
+    return got.body.status === 'completed' ? true : undefined;
+  });
+  const entries = await logs(job.body.id, '');
+  assert.deepEqual(entries.map((e) => [e.message, e.level]), [['job [notice] done', 'notice']]);
+});
+
 /** Reads an SSE response until `done(entries)` says so (or the time runs out); then aborts the request. */
 async function readEvents(url: string, headers: Record<string, string>, done: (entries: LogEntry[]) => boolean, timeoutMs = 30_000) {
   const abort = new AbortController();
@@ -374,6 +387,31 @@ test('exec refusals are HTTP answers before the handshake; tickets work once', a
   const elsewhere = await exec(`${server.baseUrl.replace(/^http/, 'ws')}/deployments`, []);
   assert.equal(elsewhere.status, 200);
   assert.equal((await server.request('GET', '/healthz')).status, 200);
+});
+
+test('a secretRef value reaches the container but never an API answer, event or server log', async () => {
+  const value = `d1t-secret-${process.pid}-value`;
+  const namespace = await server.request('POST', '/namespaces', { body: { name: NS } });
+  assert.ok(namespace.status === 201 || namespace.status === 409, namespace.text);
+  const secret = await server.request('POST', '/secrets', { body: { namespace: NS, name: 'api-token', value } });
+  assert.equal(secret.status, 201, secret.text);
+  const created = await server.request<Deployment>('POST', '/deployments', {
+    body: {
+      name: 'secretive', runtime: 'docker', namespace: NS, image: BUSYBOX_IMAGE, config: { image_pull_policy: 'Never' },
+      command: ['sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done'], environment: { TOKEN: { secretRef: 'api-token' }, MODE: 'plain' },
+    },
+  });
+  assert.equal(created.status, 201);
+  assert.ok(!created.text.includes(value));
+  await waitRunning(created.body.id, 1);
+  const shown = await exec(execUrl(created.body.id, `command=sh&command=-c&command=${encodeURIComponent('echo "$MODE:${#TOKEN}"')}`), []);
+  assert.equal(shown.stdout, `plain:${value.length}\n`, 'resolved inside the container');
+  for (const path of ['/deployments', `/deployments/${created.body.id}`, `/deployments/${created.body.id}/events?limit=1000`, `/deployments/${created.body.id}/metrics`, `/deployments/${created.body.id}/logs`, '/secrets']) {
+    const response = await server.request('GET', path);
+    assert.equal(response.status, 200, path);
+    assert.ok(!response.text.includes(value), path);
+  }
+  assert.ok(!server.stdout().includes(value) && !server.stderr().includes(value));
 });
 
 test('a graceful stop ends open log streams and exec sessions within the 10 s budget; a restart serves again', async () => {
