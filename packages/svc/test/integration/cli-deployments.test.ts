@@ -8,14 +8,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { BUSYBOX_IMAGE, ensureBusyboxImage } from '../support/busybox-image.js';
-import { ANSI, cliEnv, errorLine, SVC_BIN, type CliEnv } from './cli-helpers.js';
+import { ANSI, cliEnv, errorLine, SVC_BIN, Terminals, type CliEnv } from './cli-helpers.js';
 
 let server: TestServer;
 let cli: CliEnv;
 let deploymentsServed = false;
 const MISSING = '00000000-0000-4000-8000-000000000000';
-const NS = 'cliit-apps';
-const NS2 = 'cliit-jobs';
+// Unique per test process: another run of this file (another server, same Docker) must not share containers.
+const NS = `cliit-${process.pid}-apps`;
+const NS2 = `cliit-${process.pid}-jobs`;
 
 before(async () => {
   server = await startTestServer({ env: { SVC_SCHEDULER_INTERVAL: '1' }, configToml: '[server.exec]\nenabled = true\n' });
@@ -28,8 +29,8 @@ after(async () => {
   try {
     if (deploymentsServed) {
       for (const ns of [NS, NS2]) await cli.run(['namespace', 'prune', ns, '--all']);
-      // Containers carry the namespace in their name: remove any the scheduler has not yet torn down.
-      const ids = execFileSync('docker', ['ps', '-aq', '--filter', 'name=cliit-'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+      // Containers carry the namespace in their name: remove any of ours the scheduler has not yet torn down.
+      const ids = [NS, NS2].flatMap((ns) => execFileSync('docker', ['ps', '-aq', '--filter', `name=${ns}_`], { encoding: 'utf8' }).split('\n').filter(Boolean));
       for (const id of ids) {
         try {
           execFileSync('docker', ['rm', '-f', id], { stdio: 'ignore' });
@@ -310,6 +311,24 @@ test('exec: remote exit code becomes ours; stdout is forwarded; default containe
   const piped = await cli.run(['deployment', 'exec', web.id, '-T', '--', 'cat'], { input: 'through stdin\n' });
   assert.equal(piped.code, 0, piped.stderr);
   assert.equal(piped.stdout, 'through stdin\n');
+});
+
+test('exec on a terminal: raw mode, default /bin/sh, remote exit code', async (t) => {
+  if (!needsDeploymentsApi(t)) return;
+  const web = (JSON.parse((await cli.run(['deployment', 'list', '-n', NS, '-o', 'json'])).stdout) as Dep[]).find((d) => d.name === 'web')!;
+  const terminals = new Terminals(cli.env);
+  try {
+    const name = terminals.start(['deployment', 'exec', web.id]);
+    await terminals.waitFor(name, /^\/ [#$]\s*$/m);
+    terminals.type(name, 'echo tty-$((40+2)); [ -t 0 ] && echo stdin-is-a-tty');
+    await terminals.waitFor(name, /^tty-42\s*$/m);
+    await terminals.waitFor(name, /^stdin-is-a-tty\s*$/m);
+    terminals.type(name, 'exit 3');
+    const done = await terminals.waitFor(name, /EXIT=\d+/);
+    assert.match(done, /EXIT=3/);
+  } finally {
+    terminals.close();
+  }
 });
 
 test('a failing job: apply exits 1 with a failed summary; prune removes finished ones and keeps running ones', async (t) => {

@@ -108,3 +108,57 @@ export function errorLine(result: CliResult): string {
 }
 
 export const ANSI = /\x1b\[/;
+
+/**
+ * A tmux server of our own (its own socket) to run `svc` on a real pseudo-terminal. Each `start` opens a
+ * session whose shell prints `EXIT=<code>` when svc ends, then waits, so the screen can still be read.
+ */
+export class Terminals {
+  private readonly socket = `svc-cli-tty-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  private count = 0;
+
+  constructor(private readonly baseEnv: NodeJS.ProcessEnv) {}
+
+  private tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+  }
+
+  start(args: string[], env: Record<string, string> = {}): string {
+    const name = `t${++this.count}`;
+    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const vars = Object.entries({ ...this.baseEnv, ...env })
+      .filter((entry): entry is [string, string] => entry[1] !== undefined)
+      .map(([k, v]) => `${k}=${quote(v)}`)
+      .join(' ');
+    const command = `env -i ${vars} TERM=xterm-256color ${quote(process.execPath)} ${quote(SVC_BIN)} ${args.map(quote).join(' ')}; echo EXIT=$?; sleep 120`;
+    this.tmux('new-session', '-d', '-s', name, '-x', '200', '-y', '50', command);
+    return name;
+  }
+
+  screen(name: string, escapes = false): string {
+    return this.tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', name);
+  }
+
+  async waitFor(name: string, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const text = this.screen(name);
+      if (pattern.test(text)) return text;
+      if (Date.now() > deadline) throw new Error(`screen never matched ${pattern}:\n${text}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  type(name: string, text: string): void {
+    this.tmux('send-keys', '-t', name, '-l', text);
+    this.tmux('send-keys', '-t', name, 'Enter');
+  }
+
+  close(): void {
+    try {
+      this.tmux('kill-server');
+    } catch {
+      // no session was started
+    }
+  }
+}

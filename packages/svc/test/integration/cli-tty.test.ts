@@ -2,64 +2,31 @@
 // only on a terminal without NO_COLOR.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { cliEnv, SVC_BIN, type CliEnv } from './cli-helpers.js';
+import { cliEnv, Terminals, type CliEnv } from './cli-helpers.js';
 
-const SOCKET = `svc-cli-tty-${process.pid}`;
 let server: TestServer;
 let cli: CliEnv;
-let sessions = 0;
-
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+let terminals: Terminals;
 
 before(async () => {
   server = await startTestServer();
   cli = cliEnv(server.port, server.adminToken);
+  terminals = new Terminals(cli.env);
 });
 
 after(async () => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // no session left
-  }
+  terminals?.close();
   cli?.close();
   await server?.close();
 });
 
-/** Starts `svc args` in a fresh tmux pane; the shell prints EXIT=<code> when it ends and then waits. */
-function startInTerminal(args: string[], env: Record<string, string>): string {
-  const name = `t${++sessions}`;
-  const vars = Object.entries({ ...cli.env, ...env } as Record<string, string>)
-    .map(([k, v]) => `${k}=${quote(v)}`)
-    .join(' ');
-  const command = `env -i ${vars} TERM=xterm-256color ${quote(process.execPath)} ${quote(SVC_BIN)} ${args.map(quote).join(' ')}; echo EXIT=$?; sleep 60`;
-  tmux('new-session', '-d', '-s', name, '-x', '200', '-y', '50', command);
-  return name;
-}
-
-function screen(name: string, escapes = false): string {
-  return tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', name);
-}
-
-async function waitForScreen(name: string, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = screen(name);
-    if (pattern.test(text)) return text;
-    if (Date.now() > deadline) throw new Error(`screen never matched ${pattern}:\n${text}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function type(name: string, text: string): void {
-  tmux('send-keys', '-t', name, '-l', text);
-  tmux('send-keys', '-t', name, 'Enter');
-}
+const startInTerminal = (args: string[], env: Record<string, string>) => terminals.start(args, env);
+const screen = (name: string, escapes = false) => terminals.screen(name, escapes);
+const waitForScreen = (name: string, pattern: RegExp, timeoutMs?: number) => terminals.waitFor(name, pattern, timeoutMs);
+const type = (name: string, text: string) => terminals.type(name, text);
 
 test('init on a terminal prompts for runtime and port, re-asks on a bad answer', async () => {
   const dir = join(cli.configDir, 'tty-init');
