@@ -1,8 +1,8 @@
 // `GET /deployments/{id}/logs` (spec "Deployments", "Log entry"): the merged logs of a deployment's instances.
 // Without `follow`: a JSON array of the last `tail` entries across instances, oldest first. With `follow=true`: a
 // server-sent-events stream, one `data: <LogEntry JSON>` event per line, that rides out instance restarts (new
-// instances are attached as the scheduler observes them) and ends only when the client goes away or the server
-// stops. The route is exempt from the 10 s handler timeout; browsers may authenticate with `?ticket=` (stream `logs`).
+// instances are attached as the scheduler observes them) and ends when the client goes away, the server stops or
+// the deployment has been purged. The route is exempt from the 10 s handler timeout; browsers may authenticate with `?ticket=` (stream `logs`).
 //
 // The pure parts (query parsing, level heuristic, timestamp order, merging) are exported for unit tests.
 import { once } from 'node:events';
@@ -14,6 +14,7 @@ import { idParamsSchema, type IdParams } from './resource-common.js';
 import { booleanQuery, integerQuery, loadDeployment, singleQuery } from './deployment-common.js';
 import { HANDLER_TIMEOUT_MS } from '../server/handler-timeout.js';
 import type { LogLine, LogQuery, ObservedInstance, Runtime } from '../runtime/runtime.js';
+import { getDeployment } from '../store/deployments.js';
 
 export const DEFAULT_LOG_TAIL = 100;
 export const MAX_LOG_TAIL = 10_000;
@@ -237,6 +238,13 @@ async function follow(
   let firstPass = true;
   let lastKeepAlive = Date.now();
   while (!signal.aborted) {
+    // Once the scheduler has purged the deployment nothing can ever log again: end the stream, as `kubectl logs -f`
+    // ends when its pod is gone (a client that reconnects then gets a 404).
+    if (getDeployment(deps.db, deploymentId) === null) {
+      await Promise.allSettled([...pumps]);
+      await events.comment('deployment deleted').catch(() => undefined);
+      return;
+    }
     const observed = selectInstances(deps.scheduler.instancesOf(deploymentId), request.container);
     for (const instance of observed) {
       const known = attachments.get(instance.id);

@@ -214,6 +214,27 @@ test('logs follow rides out an instance replaced behind our back', async () => {
   assert.ok(stream.entries.some((e) => e.instance === names[1] && e.message === '[error] boom'), 'the new instance from its first line');
 });
 
+test('a follow stream ends by itself once its deployment is deleted and purged', async () => {
+  const brief = await deploy('brief', CHATTY, 1);
+  await waitRunning(brief.id, 1);
+  let deleted = false;
+  const stream = await readEvents(
+    `${server.baseUrl}/deployments/${brief.id}/logs?follow=true&tail=1`,
+    { authorization: `Bearer ${server.adminToken}` },
+    (entries) => {
+      if (!deleted && entries.length > 0) {
+        deleted = true;
+        void server.request('DELETE', `/deployments/${brief.id}`);
+      }
+      return false;
+    },
+    45_000,
+  );
+  assert.ok(deleted);
+  assert.ok(stream.comments.includes('deployment deleted'), JSON.stringify(stream.comments));
+  assert.equal((await server.request('GET', `/deployments/${brief.id}/logs?follow=true`)).status, 404);
+});
+
 test('metrics: every field populated for a running busybox worker', async () => {
   const busy = await deploy('busy', ['sh', '-c', 'trap "exit 0" TERM; gw=$(ip route | awk "/default/ {print \\$3}"); while true; do ping -c 1 -W 1 $gw >/dev/null; dd if=/dev/zero of=/tmp/f bs=64k count=16 conv=fsync 2>/dev/null; sleep 0.5; done']);
   await waitRunning(busy.id, 1);
