@@ -52,7 +52,7 @@ export interface SchedulerOptions {
   dataDir: string;
   /** SVC_APPLY_TIMEOUT in ms (readiness deadline); default 300 000. */
   applyTimeoutMs?: number;
-  /** Creations (and, separately, removals) running at once. Default 8. */
+  /** Creations (and, separately, removals and probes) running at once. Default 16. */
   concurrency?: number;
   /** Stop grace before a removed instance is killed. Default 5 s. */
   stopGraceSeconds?: number;
@@ -82,6 +82,8 @@ interface Creation {
   completedEpoch: number | null;
   /** Instances of the deployment observed when this creation was planned. */
   before: ReadonlySet<string>;
+  /** What create() returned; stands in for the list until a list taken after it confirms it. */
+  instance: ObservedInstance | null;
 }
 
 interface Removal {
@@ -89,7 +91,7 @@ interface Removal {
 }
 
 const DEBOUNCE_MS = 20;
-const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_CONCURRENCY = 16;
 const HEALTH_ROWS_REBUILT = 20;
 const HEALTH_ROWS_KEPT_PER_DEPLOYMENT = 500;
 const TRIM_EVERY_PASSES = 200;
@@ -277,9 +279,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     const at = now();
     const actions = plan({
       deployments,
-      observed: withoutUnconfirmed(observed),
+      observed: planView(observed),
       health: tracker.snapshot(),
-      inFlight: { creations: [...creations.values()].map((c) => ({ deploymentId: c.deploymentId })), removals: [...removals.keys()] },
+      inFlight: {
+        creations: [...creations.values()].filter((c) => c.completedEpoch === null).map((c) => ({ deploymentId: c.deploymentId })),
+        removals: [...removals.keys()],
+      },
       now: at,
       ...(applyTimeoutMs !== undefined ? { applyTimeoutMs } : {}),
     });
@@ -294,20 +299,31 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   }
 
   /**
-   * The plan counts a creation in flight as one instance until a list taken after it finished; a list taken
-   * while it runs may already show its container (created, or started but not yet returned). Such a container
-   * would be counted twice (and removed as excess), so while a deployment has creations in flight, its instances
-   * that none of those creations saw before are left out: the in-flight count stands for them.
+   * What the plan sees. A creation still running counts as one instance (the plan's in-flight count), so a
+   * list taken meanwhile that already shows its container (created, or started but not yet returned) must not
+   * show it too: while a deployment has creations running, its instances that none of them saw before are left
+   * out. A creation that returned counts as the instance it returned — fresher than a list taken before it
+   * finished — until a list taken after it confirms or refutes it. So the status can move at once (no waiting
+   * for another list) and nothing is ever counted twice or not at all.
    */
-  function withoutUnconfirmed(instances: readonly ObservedInstance[]): ObservedInstance[] {
+  function planView(instances: readonly ObservedInstance[]): ObservedInstance[] {
     const known = new Map<string, Set<string>>();
+    const returned = new Map<string, ObservedInstance>();
     for (const creation of creations.values()) {
+      if (creation.completedEpoch !== null) {
+        if (creation.instance !== null) returned.set(creation.instance.id, creation.instance);
+        continue;
+      }
       const current = known.get(creation.deploymentId);
       if (current === undefined) known.set(creation.deploymentId, new Set(creation.before));
       else for (const id of current) if (!creation.before.has(id)) current.delete(id);
     }
-    if (known.size === 0) return [...instances];
-    return instances.filter((i) => known.get(i.deploymentId)?.has(i.id) ?? true);
+    const view = instances
+      .filter((i) => returned.has(i.id) || (known.get(i.deploymentId)?.has(i.id) ?? true))
+      .map((i) => returned.get(i.id) ?? i);
+    const listed = new Set(instances.map((i) => i.id));
+    for (const instance of returned.values()) if (!listed.has(instance.id)) view.push(instance);
+    return view;
   }
 
   /**
@@ -315,7 +331,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
    * create and start (create() starts what it creates). It would count as an instance that never runs.
    */
   function removeLeftovers(known: ReadonlySet<string>): void {
-    const creating = new Set([...creations.values()].filter((c) => c.completedEpoch === null).map((c) => c.deploymentId));
+    // Any creation still in flight (even one that returned after this list was taken) may be the one showing
+    // as `created` in a list taken before its start: only deployments with none are checked.
+    const creating = new Set([...creations.values()].map((c) => c.deploymentId));
     for (const instance of observed) {
       if (instance.state !== 'created' || !known.has(instance.deploymentId)) continue;
       if (creating.has(instance.deploymentId) || removals.has(instance.id)) continue;
@@ -384,19 +402,19 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     const batch: Creation[] = [];
     const before = new Set((observedByDeployment.get(deploymentId) ?? []).map((i) => i.id));
     for (let k = 0; k < count; k += 1) {
-      const creation: Creation = { deploymentId, completedEpoch: null, before };
+      const creation: Creation = { deploymentId, completedEpoch: null, before, instance: null };
       creations.set(randomUUID(), creation);
       batch.push(creation);
     }
     track(
-      createBatch(deploymentId, count).finally(() => {
+      createBatch(deploymentId, batch).finally(() => {
         for (const creation of batch) creation.completedEpoch = epoch;
         nudge();
       }),
     );
   }
 
-  async function createBatch(deploymentId: string, count: number): Promise<void> {
+  async function createBatch(deploymentId: string, batch: readonly Creation[]): Promise<void> {
     const record = getDeployment(db, deploymentId);
     if (record === null || record.status === 'deleted' || TERMINAL_STATUSES.has(record.status)) return;
     const desired = desiredOf(record);
@@ -414,9 +432,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       if (spec !== null) {
         const resolved = spec;
         const outcomes = await Promise.all(
-          Array.from({ length: count }, () =>
+          batch.map((creation) =>
             createBound.run(() => runtime.create(resolved)).then(
-              (instance) => ({ ok: true as const, instance }),
+              (instance) => {
+                creation.instance = instance;
+                return { ok: true as const, instance };
+              },
               (error: unknown) => ({ ok: false as const, error }),
             ),
           ),

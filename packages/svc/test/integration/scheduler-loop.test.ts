@@ -83,7 +83,7 @@ test('slow creations: many passes in the meantime create nothing twice; one list
     await rig.scheduler.reconcileNow();
     assert.equal(rig.runtime.calls.create, 20);
     assert.equal(rig.runtime.instances.size, 20);
-    assert.ok(rig.runtime.maxConcurrentCreates <= 8, `at most 8 creations at once (saw ${rig.runtime.maxConcurrentCreates})`);
+    assert.ok(rig.runtime.maxConcurrentCreates <= 16, `at most 16 creations at once (saw ${rig.runtime.maxConcurrentCreates})`);
     assert.ok(rig.runtime.maxConcurrentCreates >= 4, 'creations do run concurrently');
   });
 });
