@@ -40,7 +40,9 @@ if [ -z "${SVC_ADMIN_PASSWORD:-}" ] && [ -s "$state/admin-password" ]; then
   export SVC_ADMIN_PASSWORD
 fi
 
-healthy() { curl -fsS --max-time 2 "$1/healthz" >/dev/null 2>&1; }
+# node, not curl: node is the one thing this machine is guaranteed to have.
+healthy() { node -e 'fetch(process.argv[1] + "/healthz", { signal: AbortSignal.timeout(2000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$1"; }
+answers() { node -e 'fetch(process.argv[1], { signal: AbortSignal.timeout(1000) }).then(() => process.exit(0), () => process.exit(1))' "$1"; }
 alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 # `svc server start` from the build when the build has it; otherwise the TypeScript entry through tsx.
@@ -58,7 +60,7 @@ else
     exit 1
   fi
   echo "starting svc: ${server_cmd[*]}"
-  nohup "${server_cmd[@]}" >>"$state/svc.log" 2>&1 &
+  nohup "${server_cmd[@]}" </dev/null >>"$state/svc.log" 2>&1 &
   echo $! > "$state/svc.pid"
   for _ in $(seq 1 60); do
     healthy "$url" && break
@@ -79,14 +81,15 @@ if [ -f "$proxy_config" ] && node_modules/.bin/svc-proxy validate --config "$pro
   if alive "$state/proxy.pid"; then
     proxy_note="svc-proxy: already running (pid $(cat "$state/proxy.pid"))"
   else
-    (cd "$root/examples/proxy" && nohup "$root/node_modules/.bin/svc-proxy" serve --config "$proxy_config" >>"$state/proxy.log" 2>&1 & echo $! > "$state/proxy.pid")
+    # exec: the recorded pid is the proxy itself, and no shell keeps this script's stdout open.
+    (cd "$root/examples/proxy" && exec nohup "$root/node_modules/.bin/svc-proxy" serve --config "$proxy_config" </dev/null >>"$state/proxy.log" 2>&1) &
+    echo $! > "$state/proxy.pid"
     # Up means its management API answers (any HTTP status), on the first listen_address of the file (api:).
     proxy_api=$(grep -m1 -o 'listen_address: *[0-9.:]*' "$proxy_config" | awk '{print $2}')
     proxy_up=no
     for _ in $(seq 1 20); do
       alive "$state/proxy.pid" || break
-      code=$(curl -s -o /dev/null --max-time 1 -w '%{http_code}' "http://$proxy_api/" || true)
-      if [ "$code" != "000" ]; then proxy_up=yes; break; fi
+      if answers "http://$proxy_api/"; then proxy_up=yes; break; fi
       sleep 0.5
     done
     if [ "$proxy_up" = yes ]; then

@@ -7,6 +7,7 @@ import { parseBody } from './body.js';
 import { ApiProblem, conflict, notFound, validationFailed } from './problem.js';
 import { SMALL_BODY_LIMIT_BYTES } from './session.js';
 import { createUserStore, type UserRow } from '../store/users.js';
+import { createTokenStore } from '../store/tokens.js';
 import { validateUserChanges } from '../domain/user.js';
 import { hashPassword } from '../crypto/password.js';
 
@@ -28,6 +29,7 @@ const idParams = {
 
 export function registerUserRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const users = createUserStore(deps.db);
+  const tokens = createTokenStore(deps.db);
 
   app.get('/users', { config: { auth: { scope: 'users:read' } } }, async () => users.list().map(listEntry));
 
@@ -56,11 +58,19 @@ export function registerUserRoutes(app: FastifyInstance, deps: ApiDeps): void {
       if (violations.length > 0) throw validationFailed(violations);
       if (!users.get(request.params.id)) throw notFound('user', request.params.id);
       const passwordHash = body.password === undefined ? undefined : await hashPassword(body.password);
-      const updated = users.update(
-        request.params.id,
-        { ...(body.username === undefined ? {} : { username: body.username }), ...(passwordHash === undefined ? {} : { passwordHash }) },
-        deps.now(),
-      );
+      const caller = principalOf(request);
+      const updated = deps.db.transaction(() => {
+        const record = users.update(
+          request.params.id,
+          { ...(body.username === undefined ? {} : { username: body.username }), ...(passwordHash === undefined ? {} : { passwordHash }) },
+          deps.now(),
+        );
+        if (record !== undefined && record !== 'conflict' && passwordHash !== undefined) {
+          // A new password signs the user out everywhere else; the caller's own token and PATs keep working.
+          tokens.revokeSessionsOf(record.id, caller.userId === record.id ? caller.tokenId : null, deps.now());
+        }
+        return record;
+      })();
       if (updated === undefined) throw notFound('user', request.params.id);
       if (updated === 'conflict') throw conflict('user', body.username ?? '');
       return fullRecord(updated);

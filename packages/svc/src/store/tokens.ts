@@ -46,6 +46,8 @@ export interface TokenStore {
   /** Sets revoked_at once; true when the token was active before. */
   revoke(id: string, now: Date): boolean;
   revokeByHash(hash: string, now: Date): void;
+  /** Revokes every active session of a user except `keepTokenId` (after a password change). */
+  revokeSessionsOf(userId: string, keepTokenId: string | null, now: Date): number;
   touch(id: string, now: Date): void;
   /** Replaces a PAT in one transaction: the old one is revoked, the new one keeps its name, scopes, namespaces, expiry. */
   rotate(old: TokenRow, tokenHash: string, tokenPrefix: string, now: Date): TokenRow;
@@ -82,6 +84,9 @@ export function createTokenStore(db: Db): TokenStore {
   const revokeStmt = db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   const revokeByHashStmt = db.prepare('UPDATE tokens SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL');
   const touchStmt = db.prepare('UPDATE tokens SET last_used_at = ? WHERE id = ?');
+  const revokeSessionsStmt = db.prepare(
+    "UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND kind = 'session' AND revoked_at IS NULL AND id IS NOT ?",
+  );
 
   function insert(token: NewToken, now: Date): TokenRow {
     const id = randomUUID();
@@ -111,6 +116,7 @@ export function createTokenStore(db: Db): TokenStore {
     revokeByHash(hash, now) {
       revokeByHashStmt.run(now.toISOString(), hash);
     },
+    revokeSessionsOf: (userId, keepTokenId, now) => revokeSessionsStmt.run(now.toISOString(), userId, keepTokenId).changes,
     touch(id, now) {
       touchStmt.run(now.toISOString(), id);
     },

@@ -113,3 +113,23 @@ test('users scopes: users:read lists but cannot write; /users/me needs only a va
   assert.equal(me.status, 200);
   assert.equal(me.body.username, 'admin');
 });
+
+test('a password change signs the user out of their other sessions; the caller and PATs keep working', async () => {
+  const gina = (await server.request<UserEntry>('POST', '/users', { body: { username: 'gina', password: 'gina-password' } })).body;
+  const laptop = await server.login('gina', 'gina-password');
+  const phone = await server.login('gina', 'gina-password');
+  const pat = await server.createToken({ scopes: ['users:read'], as: laptop });
+  const changed = await server.request('PUT', `/users/${gina.id}`, { token: laptop, body: { password: 'gina-new-password' } });
+  assert.equal(changed.status, 200);
+  assert.equal((await server.request('GET', '/users/me', { token: laptop })).status, 200, 'the caller stays signed in');
+  assert.equal((await server.request('GET', '/users/me', { token: phone })).status, 401, 'other sessions end');
+  assert.equal((await server.request('GET', '/users', { token: pat.token })).status, 200, 'PATs are explicit and stay');
+  // An administrator resetting someone else's password ends all of that user's sessions.
+  await server.request('PUT', `/users/${gina.id}`, { body: { password: 'gina-third-password' } });
+  assert.equal((await server.request('GET', '/users/me', { token: laptop })).status, 401);
+  assert.equal((await server.request('GET', '/users/me')).status, 200, "the admin's own session is untouched");
+  // A rename alone signs nobody out.
+  const again = await server.login('gina', 'gina-third-password');
+  await server.request('PUT', `/users/${gina.id}`, { body: { username: 'gina2' } });
+  assert.equal((await server.request('GET', '/users/me', { token: again })).status, 200);
+});
