@@ -22,6 +22,8 @@ export const MAX_LOG_TAIL = 10_000;
 export const FOLLOW_DISCOVERY_INTERVAL_MS = 1_000;
 /** An SSE comment this often keeps proxies and load balancers from closing an idle stream. */
 export const KEEP_ALIVE_INTERVAL_MS = 15_000;
+/** Open follow streams per server (each holds one Docker log connection per instance); beyond: 503. */
+export const MAX_LOG_FOLLOWERS = 256;
 
 export type LogLevel = 'error' | 'warning' | 'notice' | 'info';
 
@@ -288,6 +290,7 @@ export function registerDeploymentLogRoutes(app: FastifyInstance, deps: ApiDeps)
   app.addHook('preClose', async () => {
     stopping.abort();
   });
+  let followers = 0;
 
   app.get<IdParams>(
     '/deployments/:id/logs',
@@ -332,6 +335,11 @@ export function registerDeploymentLogRoutes(app: FastifyInstance, deps: ApiDeps)
         }
       }
 
+      if (followers >= MAX_LOG_FOLLOWERS) {
+        reply.header('retry-after', '5');
+        throw new ApiProblem(503, `too many open log streams (at most ${MAX_LOG_FOLLOWERS}); retry later`);
+      }
+      followers += 1;
       reply.hijack();
       const raw = reply.raw;
       // Headers set by hooks (CORS) are kept: hijacking bypasses Fastify's own header writing.
@@ -359,6 +367,7 @@ export function registerDeploymentLogRoutes(app: FastifyInstance, deps: ApiDeps)
       } catch (error) {
         if (!controller.signal.aborted) request.log.warn({ err: error, deployment: record.id }, 'log stream failed');
       } finally {
+        followers -= 1;
         controller.abort();
         raw.end();
       }

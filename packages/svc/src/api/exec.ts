@@ -7,7 +7,7 @@
 // the socket), so the auth hook, scope `admin` and `?ticket=` (stream `exec`) apply exactly as on any route, and
 // every refusal is an ordinary problem+json HTTP answer before the handshake. Checks, in order: 401/403 (auth),
 // 400 (id), 404 unknown deployment, 403 namespace, 501 disabled (`[server.exec] enabled`), 400 query,
-// 426 not a WebSocket upgrade, 404 unknown `container`, 409 no running instance.
+// 426 not a WebSocket upgrade, 404 unknown `container`, 409 no running instance, 503 too many open sessions.
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -24,6 +24,8 @@ export const DEFAULT_EXEC_COMMAND: readonly string[] = ['/bin/sh'];
 export const MAX_EXEC_FRAME_BYTES = 1024 * 1024;
 /** A peer that answers no ping for this long is gone (a laptop closed mid-session). */
 export const EXEC_PING_INTERVAL_MS = 30_000;
+/** Open exec sessions per server; beyond: 503. */
+export const MAX_EXEC_SESSIONS = 64;
 /** Output is paused while this much is queued for a slow client. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 const MAX_TERMINAL_SIZE = 10_000;
@@ -252,6 +254,10 @@ export function registerExecRoutes(app: FastifyInstance, deps: ApiDeps): void {
       }
       if (runtime === undefined) throw new ApiProblem(409, `runtime '${record.spec.runtime}' is not enabled on this server`);
 
+      if (wss.clients.size >= MAX_EXEC_SESSIONS) {
+        reply.header('retry-after', '5');
+        throw new ApiProblem(503, `too many open exec sessions (at most ${MAX_EXEC_SESSIONS}); retry later`);
+      }
       upgrade.upgraded = true;
       reply.hijack();
       const log = request.log;
