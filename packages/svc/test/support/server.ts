@@ -117,6 +117,13 @@ async function sleep(ms: number): Promise<void> {
 
 let tokenCounter = 0;
 
+// Servers still running when the test process exits (a failed before(), a forgotten close()) die with it,
+// so no orphan keeps a port, a database or Docker objects alive after the run.
+const liveChildren = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of liveChildren) child.kill('SIGKILL');
+});
+
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
   const port = await freePort();
@@ -161,6 +168,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     });
     exit = new Promise((resolveExit) => proc.once('exit', (code, signal) => resolveExit(code ?? signal ?? 'unknown')));
     child = proc;
+    liveChildren.add(proc);
+    void exit.then(() => liveChildren.delete(proc));
     void exit.then(() => {
       if (child === proc) child = null;
     });
