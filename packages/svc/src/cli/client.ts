@@ -99,7 +99,7 @@ export class ApiClient {
     if (response.status >= 200 && response.status < 300) return response.body;
     const error = httpError(options.target, response.status, response.body, options.violationPrefix);
     if (response.status === 401 && !this.token) {
-      return Promise.reject(new CliError(error.message, error.exitCode, [...error.details, "hint: no token for this context: run 'svc login' or set SVC_TOKEN"]));
+      throw new CliError(error.message, error.exitCode, [...error.details, "hint: no token for this context: run 'svc login' or set SVC_TOKEN"]);
     }
     throw error;
   }

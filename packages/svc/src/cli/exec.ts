@@ -65,6 +65,7 @@ export async function execCommand(ctx: CommandContext): Promise<number> {
     const ws = new WebSocket(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, handshakeTimeout: 15_000 });
     let exitCode: number | undefined;
     let remoteError = false;
+    let opened = false;
     const cleanup = () => {
       if (tty && stdin.isTTY) stdin.setRawMode(false);
       stdin.pause();
@@ -89,11 +90,11 @@ export async function execCommand(ctx: CommandContext): Promise<number> {
     });
     ws.on('error', (error: NodeJS.ErrnoException) => {
       cleanup();
-      if (ws.readyState === WebSocket.CONNECTING || exitCode === undefined) {
-        reject(new CliError(`cannot reach the API at ${baseUrl}: ${error.code ?? error.message}`, EXIT.unreachable));
-      }
+      // Before the session: the server is unreachable (3). During it: the exit code is lost ('close' gives 1).
+      if (!opened) reject(new CliError(`cannot reach the API at ${baseUrl}: ${error.code ?? error.message}`, EXIT.unreachable));
     });
     ws.on('open', () => {
+      opened = true;
       if (tty) stdin.setRawMode(true);
       stdin.on('data', (chunk: Buffer) => ws.send(JSON.stringify({ type: 'stdin', data: chunk.toString('base64') })));
       stdin.on('end', () => {

@@ -17,6 +17,7 @@ const MISSING = '00000000-0000-4000-8000-000000000000';
 // Unique per test process: another run of this file (another server, same Docker) must not share containers.
 const NS = `cliit-${process.pid}-apps`;
 const NS2 = `cliit-${process.pid}-jobs`;
+const NS3 = `cliit-${process.pid}-team`;
 
 before(async () => {
   server = await startTestServer({ env: { SVC_SCHEDULER_INTERVAL: '1' }, configToml: '[server.exec]\nenabled = true\n' });
@@ -28,9 +29,9 @@ before(async () => {
 after(async () => {
   try {
     if (deploymentsServed) {
-      for (const ns of [NS, NS2]) await cli.run(['namespace', 'prune', ns, '--all']);
+      for (const ns of [NS, NS2, NS3]) await cli.run(['namespace', 'prune', ns, '--all']);
       // Containers carry the namespace in their name: remove any of ours the scheduler has not yet torn down.
-      const ids = [NS, NS2].flatMap((ns) => execFileSync('docker', ['ps', '-aq', '--filter', `name=${ns}_`], { encoding: 'utf8' }).split('\n').filter(Boolean));
+      const ids = [NS, NS2, NS3].flatMap((ns) => execFileSync('docker', ['ps', '-aq', '--filter', `name=${ns}_`], { encoding: 'utf8' }).split('\n').filter(Boolean));
       for (const id of ids) {
         try {
           execFileSync('docker', ['rm', '-f', id], { stdio: 'ignore' });
@@ -329,6 +330,23 @@ test('exec on a terminal: raw mode, default /bin/sh, remote exit code', async (t
   } finally {
     terminals.close();
   }
+});
+
+test('apply with a token limited to deployments of one namespace (no namespaces:read) works', async (t) => {
+  if (!needsDeploymentsApi(t)) return;
+  const limited = await server.createToken({ scopes: ['deployments:read', 'deployments:write'], namespaces: [NS3] });
+  const file = manifestFile('team.yaml', `deployments:\n  once:\n    namespace: ${NS3}\n    kind: job\n    image: ${BUSYBOX_IMAGE}\n    command: ["true"]\n`);
+  const env = { SVC_TOKEN: limited.token, SVC_APPLY_TIMEOUT: '120' };
+  const dry = await cli.run(['apply', '-f', file, '-d'], { env });
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.match(dry.stdout, new RegExp(`deployment ${NS3}/once: would be created`));
+  const applied = await cli.run(['apply', '-f', file], { env, timeoutMs: 180_000 });
+  assert.equal(applied.code, 0, applied.stdout + applied.stderr);
+  assert.match(applied.stdout, new RegExp(`deployment ${NS3}/once: created, (running|completed)`));
+  // Outside its namespace the same token is refused with the spec's line and exit 2.
+  const outside = await cli.run(['deployment', 'list', '-n', NS], { env });
+  assert.equal(outside.code, 2);
+  assert.equal(errorLine(outside), `error: cannot list deployments in namespace '${NS}': not authorized`);
 });
 
 test('a failing job: apply exits 1 with a failed summary; prune removes finished ones and keeps running ones', async (t) => {

@@ -56,25 +56,27 @@ export async function run(ctx: CommandContext): Promise<number> {
   const outcomes: Outcome[] = [];
   const prefix = dryRun ? '(dry run) ' : '';
 
-  // 1. Namespaces first; existing ones are skipped.
-  const existingNamespaces = new Set(
-    records(await client.get('/namespaces', { target: { kind: 'namespaces', name: '*', list: true } })).map((n) => text(n, 'name', '')),
-  );
+  // 1. Namespaces first; existing ones are skipped. Listing them needs namespaces:read; a token without it
+  //    still works: creation then tells (409 = exists).
+  const known = manifest.namespaces.length > 0 ? await listNamespaces(client) : new Set<string>();
   for (const name of manifest.namespaces) {
-    if (existingNamespaces.has(name)) {
+    if (known !== null && known.has(name)) {
       ctx.out.stdout.write(`${prefix}namespace ${name}: exists, skipped\n`);
       continue;
     }
     if (dryRun) {
-      ctx.out.stdout.write(`${prefix}namespace ${name}: would be created\n`);
+      ctx.out.stdout.write(`${prefix}namespace ${name}: ${known === null ? 'would be created unless it exists (not authorized to list namespaces)' : 'would be created'}\n`);
       continue;
     }
     try {
       await client.call('POST', '/namespaces', { body: { name }, target: { kind: 'namespace', name } });
-      existingNamespaces.add(name);
       ctx.out.stdout.write(`namespace ${name}: created\n`);
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
+      if (error.exitCode === EXIT.conflict) {
+        ctx.out.stdout.write(`namespace ${name}: exists, skipped\n`);
+        continue;
+      }
       outcomes.push({ label: `namespace ${name}`, exitCode: error.exitCode, summary: '' });
       report(ctx, error);
     }
@@ -83,7 +85,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   // 2. Compare with what runs (GET per namespace) to decide create / update / unchanged.
   const live = new Map<string, ApiRecord[]>();
   for (const namespace of new Set(manifest.deployments.map((d) => d.body.namespace))) {
-    live.set(namespace, existingNamespaces.has(namespace) ? await listNamespace(client, namespace) : []);
+    // An unknown namespace simply lists nothing.
+    live.set(namespace, await listNamespace(client, namespace));
   }
   const plans = manifest.deployments.map(({ key, body }) => ({
     key,
@@ -135,6 +138,17 @@ function firstFailure(outcomes: readonly Outcome[]): number {
 
 function report(ctx: CommandContext, error: CliError): void {
   ctx.out.stderr.write(`error: ${error.message}\n${error.details.map((d) => `${d}\n`).join('')}`);
+}
+
+/** Names of the existing namespaces; null when the token may not list them. */
+async function listNamespaces(client: ApiClient): Promise<Set<string> | null> {
+  try {
+    const list = records(await client.get('/namespaces', { target: { kind: 'namespaces', name: '*', list: true } }));
+    return new Set(list.map((n) => text(n, 'name', '')));
+  } catch (error) {
+    if (error instanceof CliError && error.exitCode === EXIT.unauthorized && client.hasToken) return null;
+    throw error;
+  }
 }
 
 async function listNamespace(client: ApiClient, namespace: string): Promise<ApiRecord[]> {
