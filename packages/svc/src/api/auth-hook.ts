@@ -63,14 +63,18 @@ function ticketPrincipal(request: FastifyRequest, auth: RouteAuth | undefined, d
 
 export function registerAuthHook(app: FastifyInstance, deps: ApiDeps): void {
   const authenticator = createAuthenticator(createTokenStore(deps.db), deps.now);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     // Unknown paths go to the not-found handler: a 404 reveals nothing a 401 would hide.
     if (request.is404) return;
     const auth = request.routeOptions.config.auth;
     if (auth !== undefined && 'public' in auth) return;
     const token = bearerToken(request);
     const principal = token !== null ? authenticator.authenticate(token) : ticketPrincipal(request, auth, deps);
-    if (!principal) throw unauthorized();
+    if (!principal) {
+      // RFC 6750: tells HTTP clients which scheme to use.
+      reply.header('WWW-Authenticate', 'Bearer realm="svc"');
+      throw unauthorized();
+    }
     request.principal = principal;
     if (auth === undefined) throw forbidden('this route has no scope mapping and is not reachable with a token');
     if ('scope' in auth && !hasScope(principal, auth.scope)) throw forbidden(`token lacks the '${auth.scope}' scope`);

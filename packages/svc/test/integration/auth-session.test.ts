@@ -52,7 +52,9 @@ test('logout revokes only the presented session and always answers 204', async (
 });
 
 test('missing, malformed and unknown bearer tokens are 401', async () => {
-  assert.equal((await server.request('GET', '/users', { token: null })).status, 401);
+  const missing = await server.request('GET', '/users', { token: null });
+  assert.equal(missing.status, 401);
+  assert.equal(missing.headers.get('www-authenticate'), 'Bearer realm="svc"');
   assert.equal((await server.request('GET', '/users', { token: 'garbage' })).status, 401);
   assert.equal((await server.request('GET', '/users', { token: 'svc_pat_' + 'a'.repeat(64) })).status, 401);
   assert.equal((await server.request('GET', '/users', { headers: { authorization: `Basic ${server.adminToken}` }, token: null })).status, 401);
