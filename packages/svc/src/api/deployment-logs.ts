@@ -205,7 +205,8 @@ interface Attachment {
 async function follow(
   deps: ApiDeps,
   deploymentId: string,
-  runtime: Runtime,
+  /** Undefined when the deployment's runtime is not enabled here: the stream stays open and idle until purge. */
+  runtime: Runtime | undefined,
   request: LogRequest,
   events: EventStream,
   signal: AbortSignal,
@@ -216,6 +217,7 @@ async function follow(
   const pumps = new Set<Promise<void>>();
 
   const pump = async (instance: ObservedInstance, attachment: Attachment, query: LogQuery, sinceMs: number | null) => {
+    if (runtime === undefined) return;
     try {
       for await (const line of runtime.logs(instance, query, signal)) {
         if (attachment.last !== null && compareTimestamps(line.timestamp, attachment.last) <= 0) continue;
@@ -247,7 +249,7 @@ async function follow(
       await events.comment('deployment deleted').catch(() => undefined);
       return;
     }
-    const observed = selectInstances(deps.scheduler.instancesOf(deploymentId), request.container);
+    const observed = runtime === undefined ? [] : selectInstances(deps.scheduler.instancesOf(deploymentId), request.container);
     for (const instance of observed) {
       const known = attachments.get(instance.id);
       if (known === undefined) {
@@ -358,12 +360,7 @@ export function registerDeploymentLogRoutes(app: FastifyInstance, deps: ApiDeps)
       const events = new EventStream(raw, controller.signal);
       await events.comment('connected');
       try {
-        if (runtime === undefined) {
-          // No runtime on this server: nothing will ever log; keep the stream open like an idle deployment.
-          await once(controller.signal, 'abort');
-        } else {
-          await follow(deps, record.id, runtime, logRequest, events, controller.signal, request.log);
-        }
+        await follow(deps, record.id, runtime, logRequest, events, controller.signal, request.log);
       } catch (error) {
         if (!controller.signal.aborted) request.log.warn({ err: error, deployment: record.id }, 'log stream failed');
       } finally {

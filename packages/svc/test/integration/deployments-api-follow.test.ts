@@ -157,7 +157,6 @@ test('without a runtime the stream stays open and idle; it ends when the deploym
   abort.abort();
   await assert.rejects(text);
 
-  testApp.deps.scheduler = { nudge: () => undefined, instancesOf: () => [], runtime: () => scriptedRuntime(new Map(), []) };
   const ended = fetch(`${baseUrl}/deployments/${id}/logs?follow=true`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text());
   await sleep(300);
   markDeleted(testApp.deps.db, id);
