@@ -435,6 +435,26 @@ test('a secretRef value reaches the container but never an API answer, event or 
   assert.ok(!server.stdout().includes(value) && !server.stderr().includes(value));
 });
 
+test('re-applying through the API rolls over: the child carries parent_id, runs, and replaces the parent', async () => {
+  const sleeper = ['sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done'];
+  const parent = await deploy('roll', sleeper, 1);
+  await waitRunning(parent.id, 1);
+  const child = await server.request<Deployment & { parent_id: string | null; environment: Record<string, unknown> }>('POST', '/deployments', {
+    body: { name: 'roll', runtime: 'docker', namespace: NS, image: BUSYBOX_IMAGE, command: sleeper, environment: { VERSION: '2' }, config: { image_pull_policy: 'Never' } },
+  });
+  assert.equal(child.status, 201, child.text);
+  assert.equal(child.body.parent_id, parent.id);
+  await waitRunning(child.body.id, 1);
+  await waitFor('the parent to be replaced', async () => {
+    const got = await server.request<Deployment>('GET', `/deployments/${parent.id}`);
+    return got.status === 404 || (got.body.status === 'deleted' && got.body.instances.length === 0) ? true : undefined;
+  });
+  const listed = await server.request<Deployment[]>('GET', `/deployments?namespace=${NS}&status=running`);
+  assert.deepEqual(listed.body.filter((d) => d.id === parent.id || d.id === child.body.id).map((d) => d.id), [child.body.id]);
+  const { stdout } = await run('docker', ['ps', '-q', '--filter', `name=^/${NS}_roll_`]);
+  assert.equal(stdout.trim().split('\n').filter(Boolean).length, 1, 'exactly one container serves the name');
+});
+
 test('a graceful stop ends open log streams and exec sessions within the 10 s budget; a restart serves again', async () => {
   const follower = fetch(`${server.baseUrl}/deployments/${chatty.id}/logs?follow=true&tail=1`, { headers: { authorization: `Bearer ${server.adminToken}` } });
   const response = await follower;
