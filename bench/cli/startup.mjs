@@ -58,7 +58,10 @@ try {
     const out = join(dir, 'hyperfine.json');
     execFileSync('hyperfine', ['-i', '--warmup', '3', '--runs', String(runs), '--export-json', out, '-N', ...cases.map(([, argv]) => argv.join(' '))], { env, stdio: 'inherit' });
     const data = JSON.parse((await import('node:fs')).readFileSync(out, 'utf8'));
-    data.results.forEach((r, i) => results.push({ name: cases[i][0], median: r.median * 1000, mean: r.mean * 1000, p95: NaN }));
+    data.results.forEach((r, i) => {
+      const sorted = [...r.times].sort((a, b) => a - b);
+      results.push({ name: cases[i][0], median: r.median * 1000, mean: r.mean * 1000, p95: sorted[Math.ceil(sorted.length * 0.95) - 1] * 1000, cpu: (r.user + r.system) * 1000 });
+    });
   } else {
     for (const [name, argv] of cases) {
       for (let i = 0; i < 3; i++) spawnSync(argv[0], argv.slice(1), { env, stdio: 'ignore' });
@@ -70,15 +73,16 @@ try {
       }
       times.sort((a, b) => a - b);
       const mean = times.reduce((a, b) => a + b, 0) / times.length;
-      results.push({ name, median: times[Math.floor(times.length / 2)], mean, p95: times[Math.floor(times.length * 0.95) - 1] ?? times.at(-1) });
+      results.push({ name, median: times[Math.floor(times.length / 2)], mean, p95: times[Math.ceil(times.length * 0.95) - 1], cpu: NaN });
     }
   }
   const floor = results[0].median;
   console.log(`tool: ${hyperfine ? 'hyperfine' : 'node spawnSync loop'}, runs: ${runs}, node ${process.version}; deployment list: ${listNote}`);
-  console.log('command                  median ms   mean ms   p95 ms   ratio to node -e 0   target');
+  console.log(`load average: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')} (${(await import('node:os')).cpus().length} CPUs)`);
+  console.log('command                  median ms   mean ms   p95 ms   cpu ms   ratio to node -e 0   target');
   for (const r of results) {
     const target = r.name === 'node -e 0' ? '' : r.median < 150 ? '< 150 ms: ok' : '< 150 ms: MISSED';
-    console.log(`${r.name.padEnd(24)} ${r.median.toFixed(1).padStart(9)} ${r.mean.toFixed(1).padStart(9)} ${Number.isNaN(r.p95) ? '      -' : r.p95.toFixed(1).padStart(8)}   ${(r.median / floor).toFixed(2).padStart(8)}x             ${target}`);
+    console.log(`${r.name.padEnd(24)} ${r.median.toFixed(1).padStart(9)} ${r.mean.toFixed(1).padStart(9)} ${r.p95.toFixed(1).padStart(8)} ${Number.isNaN(r.cpu) ? '       -' : r.cpu.toFixed(1).padStart(8)}   ${(r.median / floor).toFixed(2).padStart(8)}x             ${target}`);
   }
 } finally {
   server.kill('SIGTERM');

@@ -25,7 +25,10 @@ export function helpText(topic: readonly string[]): string {
   if (exact && subs.length === 0) {
     const parts = [`${exact.summary}\n`, `Usage: ${usageOf(exact)}`];
     if (exact.flags.length > 0) parts.push('\nOptions:', columns(exact.flags.map(flagLine)));
-    parts.push('\nGlobal options:', columns(GLOBAL_FLAGS.map(flagLine)));
+    // A global short letter the command uses itself (-c = --container) is shown only in its long form here.
+    const globals = GLOBAL_FLAGS.map((g) => (exact.flags.some((f) => f.short === g.short) ? { ...g, short: undefined } : g));
+    parts.push('\nGlobal options:', columns(globals.map(flagLine)));
+    if (globals.some((g, i) => g.short !== GLOBAL_FLAGS[i]!.short)) parts.push("  (-c before the command also selects the context: svc -c NAME " + exact.path.join(' ') + ' ...)');
     return `${parts.join('\n')}\n`;
   }
   if (subs.length > 0) {

@@ -72,4 +72,9 @@ test('help text lists every command and every flag of a command', () => {
   const list = helpText(['deployment', 'list']);
   for (const flag of ['--namespace', '--status', '--type', '--label', '--output', '--context']) assert.ok(list.includes(flag), flag);
   assert.match(helpText(['deployment']), /health-checks/);
+  // Where -c is the command's own flag, help does not also advertise it as --context.
+  const logs = helpText(['deployment', 'logs']);
+  assert.match(logs, /-c, --container/);
+  assert.doesNotMatch(logs, /-c, --context/);
+  assert.match(helpText(['namespace', 'list']), /-c, --context/);
 });
