@@ -24,6 +24,7 @@ import {
   listDeployments,
   purgeDeployment,
   recentHealthResults,
+  rolloutFamily,
   schedulerStateOf,
   setImageDigest,
   trimHealthResults,
@@ -33,7 +34,7 @@ import { deploymentFamilies } from './deployment-metrics.js';
 import { Bound, applyStoreActions } from './executor.js';
 import type { SchedulerHandle } from './handle.js';
 import { ResolveError, removeConfigFiles, resolveInstanceSpec } from './instance-spec.js';
-import { nextWakeAt, plan, planCreateFailure, servingParents, type Action, type DesiredDeployment } from './plan.js';
+import { nextWakeAt, plan, planCreateFailure, servingParents, type Action, type DesiredDeployment, type SchedulerState } from './plan.js';
 import { deploymentSpecHash } from './spec-hash.js';
 
 export interface SchedulerLog {
@@ -293,8 +294,14 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     if (passes % TRIM_EVERY_PASSES === 0) trimHealthResults(db, HEALTH_ROWS_KEPT_PER_DEPLOYMENT);
     probeDue(records);
 
-    const fresh = listDeployments(db).map(desiredOf);
-    const wake = nextWakeAt(fresh, now(), applyTimeoutMs);
+    // The states as this pass left them (the plan's setStatus actions are whole states), without a second read.
+    const written = new Map<string, SchedulerState>();
+    for (const action of actions) if (action.type === 'setStatus') written.set(action.deploymentId, action.state);
+    const after = deployments.map((d) => {
+      const state = written.get(d.id);
+      return state === undefined ? d : { ...d, ...state };
+    });
+    const wake = nextWakeAt(after, now(), applyTimeoutMs);
     wakeAt(Math.min(wake ?? Infinity, now() + intervalMs));
   }
 
@@ -469,7 +476,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   }
 
   function reportCreateFailure(deploymentId: string, failure: RuntimeError): void {
-    const records = listDeployments(db);
+    const records = rolloutFamily(db, deploymentId);
     const current = records.find((r) => r.id === deploymentId);
     if (current === undefined) return;
     const all = records.map(desiredOf);

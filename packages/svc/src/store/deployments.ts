@@ -174,6 +174,32 @@ export function findActiveByName(db: Db, namespace: string, name: string): Deplo
   return row ? toRecord(db, row) : null;
 }
 
+/** Deployments whose `parent_id` is `parentId` (the children of a rolling update), oldest first. */
+export function listChildren(db: Db, parentId: string): DeploymentRecord[] {
+  return prepared<[string], DeploymentRow>(db, `SELECT ${COLUMNS} FROM deployments WHERE parent_id = ? ORDER BY created_at, rowid`)
+    .all(parentId)
+    .map((row) => toRecord(db, row));
+}
+
+/**
+ * A deployment with everything that decides whether its parents still serve (scheduler/plan.ts servingParents):
+ * its ancestors (following parent_id) and its children. Cheaper than every deployment when one create fails.
+ */
+export function rolloutFamily(db: Db, id: string): DeploymentRecord[] {
+  const self = getDeployment(db, id);
+  if (self === null) return [];
+  const family = [self, ...listChildren(db, id)];
+  const seen = new Set(family.map((d) => d.id));
+  for (let parentId = self.parent_id; parentId !== null && !seen.has(parentId); ) {
+    const parent = getDeployment(db, parentId);
+    if (parent === null) break;
+    seen.add(parent.id);
+    family.push(parent);
+    parentId = parent.parent_id;
+  }
+  return family;
+}
+
 export interface DeploymentFilter {
   /** Namespaces the caller may see: null = all (api/context.ts visibleNamespaces). */
   visible?: readonly string[] | null;
