@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reverse-proxy benchmark: the same 100-byte backend (nginx, one worker) behind nginx, haproxy, caddy and
 # svc-proxy. wrk: 2 threads, 64 connections, Host: bench.test. Prints req/s, p50, p99, proxy CPU per request
-# and the ratio to nginx; then svc-proxy with 10 vs 10,000 routes, and RSS per 1,000 idle keep-alive clients.
+# and the ratio to nginx; then svc-proxy with 10 vs 10,000 routes (with and without active checks), and RSS per 1,000 idle keep-alive clients.
 # Needs: scripts/install-bench-deps.sh. Usage: bench/proxy/run.sh [DURATION_SECONDS]   (not part of npm test)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -112,18 +112,19 @@ start_peer() { # name; sets PEER_PID (no command substitution: its subshell woul
     svc-proxy) node --import tsx bench/proxy/svc-proxy-bench.ts $SVC $BACKEND 10 1 > "$WORK/svc.log" 2>&1 & ;;
     svc-proxy-2w) node --import tsx bench/proxy/svc-proxy-bench.ts $SVC $BACKEND 10 2 > "$WORK/svc.log" 2>&1 & ;;
     svc-proxy-10k) node --import tsx bench/proxy/svc-proxy-bench.ts $SVC $BACKEND 10000 1 > "$WORK/svc.log" 2>&1 & ;;
+    svc-proxy-10k-nc) NO_ACTIVE_CHECKS=1 node --import tsx bench/proxy/svc-proxy-bench.ts $SVC $BACKEND 10000 1 > "$WORK/svc.log" 2>&1 & ;;
   esac
   PEER_PID=$!
 }
 port_of() { case $1 in nginx) echo $NGINX;; haproxy) echo $HAPROXY;; caddy) echo $CADDY;; *) echo $SVC;; esac; }
 
-for name in nginx haproxy caddy svc-proxy svc-proxy-2w svc-proxy-10k; do
+for name in nginx haproxy caddy svc-proxy svc-proxy-2w svc-proxy-10k svc-proxy-10k-nc; do
   start_peer "$name"; pid=$PEER_PID; PIDS+=("$pid")
   port=$(port_of "$name")
   wait_port "$port"
   sleep 1
   run_wrk "$name" "$port" "$pid"
-  case $name in svc-proxy-2w|svc-proxy-10k) MEM[$name]="-";; *) MEM[$name]=$(idle_mem "$pid" "$port");; esac
+  case $name in svc-proxy-2w|svc-proxy-10k*) MEM[$name]="-";; *) MEM[$name]=$(idle_mem "$pid" "$port");; esac
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
   sleep 1
@@ -132,10 +133,11 @@ done
 echo
 echo "wrk -t2 -c64 -d${DUR}s, 100-byte body, Host: bench.test ($(nproc) cores shared by wrk, backend and proxy)"
 printf '%-14s %10s %9s %9s %14s %9s %16s\n' proxy req/s p50 p99 cpu_us/req vs_nginx rss_kb/1000idle
-for name in nginx haproxy caddy svc-proxy svc-proxy-2w svc-proxy-10k; do
+for name in nginx haproxy caddy svc-proxy svc-proxy-2w svc-proxy-10k svc-proxy-10k-nc; do
   ratio=$(awk -v a="${RPS[$name]}" -v b="${RPS[nginx]}" 'BEGIN{ printf "%.2f", a / b }')
   printf '%-14s %10s %9s %9s %14s %9s %16s\n' "$name" "${RPS[$name]}" "${P50[$name]}" "${P99[$name]}" "${CPU[$name]}" "$ratio" "${MEM[$name]}"
 done
-echo "10k-route table vs 10 routes (svc-proxy, 1 worker): $(awk -v a="${RPS[svc-proxy-10k]}" -v b="${RPS[svc-proxy]}" 'BEGIN{ printf "%.3f", a / b }') x throughput"
+echo "10,000 routes vs 10 (svc-proxy, 1 worker): $(awk -v a="${RPS[svc-proxy-10k]}" -v b="${RPS[svc-proxy]}" 'BEGIN{ printf "%.3f", a / b }') x throughput with a health checker per route," \
+  "$(awk -v a="${RPS[svc-proxy-10k-nc]}" -v b="${RPS[svc-proxy]}" 'BEGIN{ printf "%.3f", a / b }') x without active checks (10k-nc)"
 echo "route table alone (in process, best of 7 interleaved rounds):"
 node --import tsx bench/proxy/route-table.ts

@@ -1,6 +1,8 @@
 // Runs svc-proxy's data plane for the benchmark: `node --import tsx svc-proxy-bench.ts PORT BACKEND_PORT ROUTES WORKERS`.
 // ROUTES exact hostnames h0.bench.test ... plus `bench.test`, the one wrk asks for.
 import { createDataPlane } from '../../packages/proxy/src/dataplane/index.js';
+import { LocalDataPlane } from '../../packages/proxy/src/dataplane/local.js';
+import { createUpstreamRegistry } from '../../packages/proxy/src/upstream/registry.js';
 import { defaultEntrypointConfig, type Entrypoint } from '../../packages/proxy/src/model/entrypoint.js';
 
 const [port, backendPort, routes, workers] = process.argv.slice(2).map(Number);
@@ -26,11 +28,16 @@ for (let i = 0; i < routes; i++) {
     },
   });
 }
-const plane = createDataPlane({
+const options = {
   listeners: { http: { listen_address: `127.0.0.1:${port}` }, https: null, tcp: [], udp: [] },
   workers,
   trusted_proxies: [],
-});
+};
+// NO_ACTIVE_CHECKS=1 (one process only) isolates the route table from one health checker per entrypoint.
+const plane =
+  process.env['NO_ACTIVE_CHECKS'] === '1' && workers <= 1
+    ? new LocalDataPlane(options, createUpstreamRegistry({ activeChecks: false }), true)
+    : createDataPlane(options);
 plane.update(entrypoints);
 await plane.start();
 process.stdout.write(`svc-proxy listening on ${port} with ${routes} routes, workers=${workers}\n`);
