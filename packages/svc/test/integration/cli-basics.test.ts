@@ -54,6 +54,21 @@ test('contexts: list, current-context, user-token, --context and unknown context
   assert.match(errorLine(unknown), /context 'nope' is not defined/);
 });
 
+test('SVC_CONFIG_FILE selects another config file; --config wins over it', async () => {
+  const other = join(cli.configDir, 'other.toml');
+  writeFileSync(other, '[contexts.elsewhere]\ncurrent = true\nhost = "127.0.0.1"\n[contexts.elsewhere.api]\nport = 2\n');
+  assert.equal((await cli.run(['context', 'current-context'], { env: { SVC_CONFIG_FILE: other } })).stdout, 'elsewhere\n');
+  const viaEnv = await cli.run(['namespace', 'list'], { env: { SVC_CONFIG_FILE: other } });
+  assert.equal(viaEnv.code, 3);
+  assert.match(errorLine(viaEnv), /http:\/\/127\.0\.0\.1:2/);
+  const flagWins = await cli.run(['--config', join(cli.configDir, 'config.toml'), 'context', 'current-context'], { env: { SVC_CONFIG_FILE: other } });
+  assert.equal(flagWins.stdout, 'test\n');
+  writeFileSync(join(cli.configDir, 'broken.toml'), '[contexts.x]\nport = "nope"\n');
+  const broken = await cli.run(['--config', join(cli.configDir, 'broken.toml'), 'namespace', 'list']);
+  assert.equal(broken.code, 1);
+  assert.match(errorLine(broken), /broken\.toml/);
+});
+
 test('unreachable server: exit 3 and one line naming the address', async () => {
   const result = await cli.run(['-c', 'down', 'namespace', 'list']);
   assert.equal(result.code, 3);

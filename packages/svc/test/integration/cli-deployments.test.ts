@@ -343,6 +343,14 @@ test('apply with a token limited to deployments of one namespace (no namespaces:
   const applied = await cli.run(['apply', '-f', file], { env, timeoutMs: 180_000 });
   assert.equal(applied.code, 0, applied.stdout + applied.stderr);
   assert.match(applied.stdout, new RegExp(`deployment ${NS3}/once: created, (running|completed)`));
+  const [once] = JSON.parse((await cli.run(['deployment', 'list', '-n', NS3, '-o', 'json'], { env })).stdout) as Dep[];
+  const deleted = await cli.run(['deployment', 'delete', once!.id], { env });
+  assert.equal(deleted.code, 0, deleted.stderr);
+  assert.equal(deleted.stdout, `${once!.id}\n`);
+  const after = await cli.run(['deployment', 'inspect', once!.id], { env });
+  // Marked deleted, or already purged by the scheduler.
+  if (after.code === 0) assert.equal((JSON.parse(after.stdout) as Dep).status, 'deleted');
+  else assert.equal(after.code, 4);
   // Outside its namespace the same token is refused with the spec's line and exit 2.
   const outside = await cli.run(['deployment', 'list', '-n', NS], { env });
   assert.equal(outside.code, 2);
