@@ -125,7 +125,7 @@ async function waitForBuffer(ws: WebSocket): Promise<void> {
   }
 }
 
-type Log = { debug(o: object, m: string): void };
+type Log = { debug(o: object, m: string): void; info(o: object, m: string): void };
 
 /** Frames that arrive while the exec is still starting are kept (up to a bound) and applied once it runs. */
 const MAX_EARLY_BYTES = 4 * 1024 * 1024;
@@ -194,6 +194,7 @@ async function runSession(ws: WebSocket, frames: ClientFrames, session: ExecSess
   }
   // null when Docker cannot tell (documented in docs/svc/api.md); the CLI turns it into exit code 1.
   const code = await session.exitCode();
+  log.info({ exit_code: code }, 'exec session ended');
   send(ws, { type: 'exit', code });
   ws.close(1000, 'exited');
   session.close();
