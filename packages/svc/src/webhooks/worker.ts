@@ -9,6 +9,7 @@ import { claimDue, nextDueAt, pruneDelivered, reclaimForeignLeases, settleDelive
 import { createSender, type Sender } from './sender.js';
 import { deliveryHeaders, deliveryId } from './signer.js';
 import type { DeliverySettings } from './settings.js';
+import { isWebhookEventKind } from '../domain/events.js';
 
 export interface WorkerLog {
   info(object: object, message: string): void;
@@ -133,6 +134,8 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   }
 
   async function attempt(delivery: ClaimedDelivery, signal: AbortSignal): Promise<AttemptOutcome> {
+    // X-Svc-Event must be truthful; a row outside the vocabulary ends as a dead letter for an operator to see.
+    if (!isWebhookEventKind(delivery.kind)) return { kind: 'failed', error: `unknown event kind '${delivery.kind.slice(0, 100)}'` };
     let secret: string | null;
     try {
       secret = secretOf(delivery.webhookId);
