@@ -9,6 +9,7 @@ import { hasScope, type ApiDeps, type Principal, type RouteAuth } from './contex
 import { forbidden, unauthorized } from './problem.js';
 import { createTokenStore, decodeNamespaces, decodeScopes, type TokenStore } from '../store/tokens.js';
 import { hashToken, isWellFormedToken } from '../crypto/token.js';
+import { databaseVersion } from './read-cache.js';
 
 /** last_used_at is written at most this often per token, so reads do not each cost a write. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -27,25 +28,61 @@ export interface Authenticator {
   authenticate(token: string): Principal | null;
 }
 
-export function createAuthenticator(tokens: TokenStore, now: () => Date): Authenticator {
-  return {
-    authenticate(token) {
-      if (!isWellFormedToken(token)) return null;
-      const row = tokens.byHash(hashToken(token));
-      if (!row || row.revoked_at !== null) return null;
-      const at = now();
-      if (row.expire_at !== null && Date.parse(row.expire_at) <= at.getTime()) return null;
-      if (row.last_used_at === null || at.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) {
-        tokens.touch(row.id, at);
-      }
-      return {
+/** Most tokens a process keeps resolved in memory; beyond that the cache starts over. */
+const MAX_CACHED_PRINCIPALS = 10_000;
+
+interface ResolvedToken {
+  /** databaseVersion() when resolved: any write since (a revocation, a deleted user...) makes the entry stale. */
+  version: string;
+  principal: Principal;
+  expireAt: number | null;
+  lastUsedAt: number | null;
+}
+
+/**
+ * Resolves tokens by SHA-256, caching the result until the database changes, so a read-heavy API does one hash
+ * and one version check per request instead of a join. Revocation is a write, so it is seen at once.
+ */
+export function createAuthenticator(tokens: TokenStore, now: () => Date, version: () => string): Authenticator {
+  const resolved = new Map<string, ResolvedToken>();
+
+  function resolve(hash: string, currentVersion: string): ResolvedToken | null {
+    const row = tokens.byHash(hash);
+    if (!row || row.revoked_at !== null) return null;
+    const entry: ResolvedToken = {
+      version: currentVersion,
+      principal: {
         tokenId: row.id,
         userId: row.user_id,
         username: row.username,
         kind: row.kind,
         scopes: decodeScopes(row.scopes),
         namespaces: decodeNamespaces(row.namespaces),
-      };
+      },
+      expireAt: row.expire_at === null ? null : Date.parse(row.expire_at),
+      lastUsedAt: row.last_used_at === null ? null : Date.parse(row.last_used_at),
+    };
+    if (resolved.size >= MAX_CACHED_PRINCIPALS) resolved.clear();
+    resolved.set(hash, entry);
+    return entry;
+  }
+
+  return {
+    authenticate(token) {
+      if (!isWellFormedToken(token)) return null;
+      const hash = hashToken(token);
+      const currentVersion = version();
+      const cached = resolved.get(hash);
+      const entry = cached !== undefined && cached.version === currentVersion ? cached : resolve(hash, currentVersion);
+      if (!entry) return null;
+      const at = now();
+      if (entry.expireAt !== null && entry.expireAt <= at.getTime()) return null;
+      if (entry.lastUsedAt === null || at.getTime() - entry.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
+        tokens.touch(entry.principal.tokenId, at);
+        // The touch is a write, so the next request resolves the token again: at most once a minute per token.
+        entry.lastUsedAt = at.getTime();
+      }
+      return entry.principal;
     },
   };
 }
@@ -62,7 +99,7 @@ function ticketPrincipal(request: FastifyRequest, auth: RouteAuth | undefined, d
 }
 
 export function registerAuthHook(app: FastifyInstance, deps: ApiDeps): void {
-  const authenticator = createAuthenticator(createTokenStore(deps.db), deps.now);
+  const authenticator = createAuthenticator(createTokenStore(deps.db), deps.now, () => databaseVersion(deps.db));
   app.addHook('onRequest', async (request, reply) => {
     // Unknown paths go to the not-found handler: a 404 reveals nothing a 401 would hide.
     if (request.is404) return;

@@ -9,18 +9,30 @@ const MAX_ENTRIES = 256;
 interface Cache {
   version: string;
   entries: Map<string, string>;
-  versionOf: () => string;
 }
 
 const caches = new WeakMap<Db, Cache>();
+const versionReaders = new WeakMap<Db, () => string>();
+
+/**
+ * Changes whenever anything is written to the database, by this connection (total_changes()) or by another one
+ * (PRAGMA data_version). Two equal values mean no row changed in between.
+ */
+export function databaseVersion(db: Db): string {
+  let read = versionReaders.get(db);
+  if (!read) {
+    const changes = db.prepare('SELECT total_changes() AS n').pluck();
+    const dataVersion = db.prepare('PRAGMA data_version').pluck();
+    read = () => `${String(changes.get())}:${String(dataVersion.get())}`;
+    versionReaders.set(db, read);
+  }
+  return read();
+}
 
 function cacheFor(db: Db): Cache {
   let cache = caches.get(db);
   if (!cache) {
-    const changes = db.prepare('SELECT total_changes() AS n').pluck();
-    const dataVersion = db.prepare('PRAGMA data_version').pluck();
-    const versionOf = () => `${String(changes.get())}:${String(dataVersion.get())}`;
-    cache = { version: versionOf(), entries: new Map(), versionOf };
+    cache = { version: databaseVersion(db), entries: new Map() };
     caches.set(db, cache);
   }
   return cache;
@@ -29,7 +41,7 @@ function cacheFor(db: Db): Cache {
 /** The JSON text of `build()`, built at most once per database version and key. */
 export function cachedJson(db: Db, key: string, build: () => unknown): string {
   const cache = cacheFor(db);
-  const version = cache.versionOf();
+  const version = databaseVersion(db);
   if (version !== cache.version) {
     cache.entries.clear();
     cache.version = version;
