@@ -91,7 +91,7 @@ interface Removal {
   completedEpoch: number | null;
 }
 
-const DEBOUNCE_MS = 20;
+const DEBOUNCE_MS = 100;
 const DEFAULT_CONCURRENCY = 16;
 const HEALTH_ROWS_REBUILT = 20;
 const HEALTH_ROWS_KEPT_PER_DEPLOYMENT = 500;
