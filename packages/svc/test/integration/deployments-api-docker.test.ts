@@ -455,6 +455,15 @@ test('re-applying through the API rolls over: the child carries parent_id, runs,
   assert.equal(stdout.trim().split('\n').filter(Boolean).length, 1, 'exactly one container serves the name');
 });
 
+test('instances show their private address on the namespace network', async () => {
+  const sleeper = ['sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done'];
+  const bridged = await waitRunning((await deploy('addressed', sleeper, 1)).id, 1);
+  assert.match(bridged.instances[0]?.id ?? '', /^[0-9a-f]{64}$/);
+  assert.match(bridged.instances[0]?.address ?? '', /^\d+\.\d+\.\d+\.\d+$/);
+  const { stdout } = await run('docker', ['inspect', '-f', `{{(index .NetworkSettings.Networks "svc_${NS}").IPAddress}}`, bridged.instances[0]?.id ?? '']);
+  assert.equal(bridged.instances[0]?.address, stdout.trim());
+});
+
 test('a graceful stop ends open log streams and exec sessions within the 10 s budget; a restart serves again', async () => {
   const follower = fetch(`${server.baseUrl}/deployments/${chatty.id}/logs?follow=true&tail=1`, { headers: { authorization: `Bearer ${server.adminToken}` } });
   const response = await follower;
