@@ -41,7 +41,8 @@ export function compileHostPattern(raw: string): HostPattern {
     const source = text.slice(1, -1);
     return { kind: HostKind.Regex, source: text, key: '', regex: anchored(source, 'i') };
   }
-  const host = text.toLowerCase();
+  // Request hosts are matched without port or trailing dot, so patterns are written down the same way.
+  const host = stripPort(text.toLowerCase()).replace(/\.$/, '');
   if (host === '' || host === '*') return { kind: HostKind.Any, source: '', key: '', regex: null };
   if (host.startsWith('*.')) {
     const domain = host.slice(2);
@@ -50,6 +51,15 @@ export function compileHostPattern(raw: string): HostPattern {
   }
   if (host.includes('*')) throw new PatternError(`wildcard only allowed as the first label: ${raw}`);
   return { kind: HostKind.Exact, source: host, key: host, regex: null };
+}
+
+function stripPort(host: string): string {
+  if (host.startsWith('[')) {
+    const close = host.indexOf(']');
+    return close < 0 ? host : host.slice(0, close + 1);
+  }
+  const colon = host.lastIndexOf(':');
+  return colon >= 0 && host.indexOf(':') === colon && /^\d+$/.test(host.slice(colon + 1)) ? host.slice(0, colon) : host;
 }
 
 export const ANY_HOST: HostPattern = { kind: HostKind.Any, source: '', key: '', regex: null };

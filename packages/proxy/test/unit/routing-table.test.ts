@@ -48,6 +48,12 @@ test('Prefix is segment-aware, Exact and Regex are anchored', () => {
   assert.equal(hit(t, 'h', '/u/42/x'), null);
 });
 
+test('hostname patterns written with a port or trailing dot match like the request host', () => {
+  const t = table(httpRoute('p', { hostnames: ['Site.test:8080'] }), httpRoute('d', { hostnames: ['dot.test.'] }));
+  assert.equal(hit(t, 'site.test', '/'), 'http_p');
+  assert.equal(hit(t, 'dot.test', '/'), 'http_d');
+});
+
 test('methods restrict a route; empty means any', () => {
   const t = table(
     httpRoute('write', { methods: ['post', 'PUT'], priority: 1 }),
