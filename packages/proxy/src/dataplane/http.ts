@@ -292,6 +292,8 @@ export class HttpProxy {
     tried: Set<string>,
     headersIn: OutgoingHttpHeaders | null,
   ): void {
+    // The client may have left while forward auth was deciding.
+    if (res.destroyed) return;
     const pool = route.pool;
     const affinity = this.affinity(route, ctx);
     const backend = pool === undefined ? null : pool.pick(affinity, tried);
@@ -414,6 +416,7 @@ export class HttpProxy {
 
   /** WebSocket (and other Upgrade) passthrough: forward the handshake, then splice the two sockets. */
   private forwardUpgrade(route: CompiledRoute, ctx: RequestContext, socket: Socket, head: Buffer): void {
+    if (socket.destroyed) return;
     const pool = route.pool;
     const backend = pool === undefined ? null : pool.pick(this.affinity(route, ctx));
     if (backend === null || pool === undefined) {
