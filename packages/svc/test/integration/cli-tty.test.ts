@@ -2,7 +2,7 @@
 // only on a terminal without NO_COLOR.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { cliEnv, Terminals, type CliEnv } from './cli-helpers.js';
@@ -77,6 +77,23 @@ test('token revoke asks on a terminal: "n" keeps the token, "y" revokes it', asy
   const revoked = await waitForScreen(yes, /EXIT=\d+/);
   assert.match(revoked, /EXIT=0/);
   assert.equal(await works(), 401);
+});
+
+test('login on a terminal asks for what is missing; the password is not echoed', async () => {
+  const dir = join(cli.configDir, 'tty-login');
+  const env = { SVC_CONFIG_DIR: dir, SVC_TOKEN: '' };
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(join(cli.configDir, 'config.toml'), join(dir, 'config.toml'));
+  const name = startInTerminal(['login'], env);
+  await waitForScreen(name, /Username:\s*$/m);
+  type(name, 'admin');
+  await waitForScreen(name, /Password:\s*$/m);
+  type(name, server.adminPassword);
+  const done = await waitForScreen(name, /EXIT=\d+/);
+  assert.match(done, /EXIT=0/);
+  assert.ok(!done.includes(server.adminPassword), 'password echoed');
+  const token = JSON.parse(readFileSync(join(dir, 'auth.json'), 'utf8')).contexts.test.token as string;
+  assert.equal((await server.request('GET', '/users/me', { token })).status, 200);
 });
 
 test('colour on a terminal; none with NO_COLOR', async () => {
