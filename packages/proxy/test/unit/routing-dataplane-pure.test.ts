@@ -140,3 +140,51 @@ test('rewritePath: strip then add prefixes, always a leading slash', () => {
   assert.equal(rewritePath(r(null, '/v1'), '/x'), '/v1/x');
   assert.equal(rewritePath(r('/api', '/v2'), '/api/y'), '/v2/y');
 });
+
+test('compileRoutes: each route gets only the steps it uses, in a fixed order, decided at compile time', async () => {
+  const http = await import('node:http');
+  const https = await import('node:https');
+  const { compileRoutes } = await import('../../src/dataplane/routes.js');
+  const { DataPlaneMetrics } = await import('../../src/dataplane/metrics.js');
+  const { httpRoute } = await import('./routing-helpers.js');
+  const deps = {
+    pools: new Map(),
+    trusted: new TrustedProxies([]),
+    agents: { http: new http.Agent(), https: new https.Agent() },
+    metrics: new DataPlaneMetrics(),
+    previousLimits: new Map(),
+  };
+  const everything = httpRoute('all', {
+    hostnames: ['all.test'],
+    https_redirect: true,
+    redirect: 'permanent',
+    rate_limit: { average: 5, burst: 5 },
+    auth: { basic: [{ username: 'u', password_hash: 'a'.repeat(64) }] },
+    forward_auth: { address: 'http://127.0.0.1:1/', response_headers: [], trust_forward_header: false },
+    path: { rule_type: 'Prefix', value: '/api/' },
+    strip_prefix: true,
+    sticky_session: true,
+    backend_timeout: 1500,
+  });
+  const bare = httpRoute('bare', { hostnames: ['bare.test'], rate_limit: { average: 0, burst: 10 }, add_prefix: 'v1/' });
+  const first = compileRoutes([everything, bare], deps);
+  const all = first.table.match('all.test', '/api/x', 'GET')?.payload;
+  assert.deepEqual(all?.chain.map((m) => m.name), ['https_redirect', 'redirect', 'rate_limit', 'basic_auth', 'forward_auth']);
+  assert.equal(all?.stripPrefix, '/api');
+  assert.equal(all?.timeoutMs, 1500);
+  assert.equal(all?.stickyCookie, 'svc_sticky_http_all');
+  const b = first.table.match('bare.test', '/', 'GET')?.payload;
+  assert.deepEqual(b?.chain, [], 'average 0 means no rate limit');
+  assert.equal(b?.addPrefix, '/v1');
+  assert.equal(b?.timeoutMs, 60_000);
+  // Limiter state is handed over when the limits are unchanged, and replaced when they change.
+  const second = compileRoutes([everything, bare], { ...deps, previousLimits: first.limits });
+  assert.equal(second.limits.get('http_all')?.state, first.limits.get('http_all')?.state);
+  const changed = compileRoutes([{ ...everything, config: { ...everything.config, rate_limit: { average: 6, burst: 5 } } }], {
+    ...deps,
+    previousLimits: second.limits,
+  });
+  assert.notEqual(changed.limits.get('http_all')?.state, first.limits.get('http_all')?.state);
+  deps.agents.http.destroy();
+  deps.agents.https.destroy();
+});
