@@ -602,7 +602,18 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   async function followEvents(runtime: Runtime, signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       try {
-        for await (const _event of runtime.events(signal)) nudge();
+        for await (const event of runtime.events(signal)) {
+          if (event.action === 'start' && !stopped && getDeployment(db, event.deploymentId) !== null) {
+            appendEvent(db, {
+              deploymentId: event.deploymentId,
+              level: 'info',
+              component: runtime.name,
+              reason: 'Started',
+              message: `instance ${event.instanceId.slice(0, 12)} started`,
+            });
+          }
+          nudge();
+        }
       } catch (error) {
         if (signal.aborted) return;
         log.warn(`scheduler: ${runtime.name} events stream failed: ${errorMessage(error)}`);

@@ -9,6 +9,8 @@ import {
   createDeployment,
   findActiveByName,
   getDeployment,
+  listChildren,
+  rolloutFamily,
   listDeployments,
   listEvents,
   listHealthResults,
@@ -256,5 +258,19 @@ test('health results: list newest first, latest per instance and check, recent p
     assert.equal(listEvents(db, d.id).length, 0);
     assert.equal(listHealthResults(db, d.id).length, 0);
     assert.equal(purgeDeployment(db, d.id), false);
+  });
+});
+
+test('rollout family: the deployment, its children and its ancestors', () => {
+  withTempDb((db) => {
+    const a = applyDeployment(db, spec({ name: 'web' }), false, at(0));
+    const b = applyDeployment(db, spec({ name: 'web' }), false, at(1));
+    const c = applyDeployment(db, spec({ name: 'web' }), false, at(2));
+    applyDeployment(db, spec({ name: 'other' }), false, at(3));
+    assert.deepEqual(listChildren(db, a.id).map((d) => d.id), [b.id]);
+    assert.deepEqual(new Set(rolloutFamily(db, b.id).map((d) => d.id)), new Set([a.id, b.id, c.id]));
+    assert.deepEqual(new Set(rolloutFamily(db, c.id).map((d) => d.id)), new Set([a.id, b.id, c.id]));
+    assert.deepEqual(rolloutFamily(db, a.id).map((d) => d.id), [a.id, b.id]);
+    assert.deepEqual(rolloutFamily(db, 'missing'), []);
   });
 });

@@ -63,6 +63,7 @@ test('worker: pending → creating → running; adopted container labelled, on s
   assert.deepEqual(scaled.map((p) => [p.direction, p.instance_count, p.replicas]), [['up', 1, 1]]);
   assert.ok(h.reasons(d.id).includes('ScaleUp'));
   assert.ok(h.reasons(d.id).includes('Created'));
+  await h.waitUntil('the Started event from the Docker event stream', () => h.reasons(d.id).includes('Started'), 10_000);
 
   markDeleted(h.db, d.id);
   h.scheduler.handle.nudge();
