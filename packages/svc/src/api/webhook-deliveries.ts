@@ -31,6 +31,13 @@ function loadWebhook(deps: ApiDeps, id: string): WebhookRecord {
   return webhook;
 }
 
+/** A webhook that may still receive deliveries: redelivery to a revoked one is a 409. */
+function loadActiveWebhook(deps: ApiDeps, id: string): WebhookRecord {
+  const webhook = loadWebhook(deps, id);
+  if (webhook.revoked_at !== null) throw new ApiProblem(409, `webhook '${webhook.id}' is revoked: it gets no more deliveries`);
+  return webhook;
+}
+
 function single(query: unknown, name: string): string | undefined {
   const raw = typeof query === 'object' && query !== null ? (query as Record<string, unknown>)[name] : undefined;
   if (raw === undefined) return undefined;
@@ -96,8 +103,7 @@ export function registerWebhookDeliveryRoutes(app: FastifyInstance, deps: ApiDep
     { config: { auth: { scope: 'webhooks:write' } }, schema: { params: deliveryParams } },
     async (request, reply) => {
       assertUnrestricted(request);
-      const webhook = loadWebhook(deps, request.params.id);
-      if (webhook.revoked_at !== null) throw new ApiProblem(409, `webhook '${webhook.id}' is revoked: it gets no more deliveries`);
+      const webhook = loadActiveWebhook(deps, request.params.id);
       const existing = getDelivery(deps.db, webhook.id, request.params.event_id);
       if (!existing) throw notFound('delivery', request.params.event_id);
       if (!redeliver(deps.db, webhook.id, existing.eventId, deps.now())) {
@@ -113,8 +119,7 @@ export function registerWebhookDeliveryRoutes(app: FastifyInstance, deps: ApiDep
     { config: { auth: { scope: 'webhooks:write' } }, schema: { params: webhookParams } },
     async (request, reply) => {
       assertUnrestricted(request);
-      const webhook = loadWebhook(deps, request.params.id);
-      if (webhook.revoked_at !== null) throw new ApiProblem(409, `webhook '${webhook.id}' is revoked: it gets no more deliveries`);
+      const webhook = loadActiveWebhook(deps, request.params.id);
       return reply.code(202).send({ redelivered: redeliverAllDead(deps.db, webhook.id, deps.now()) });
     },
   );

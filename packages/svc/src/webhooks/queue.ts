@@ -18,42 +18,70 @@ export interface ClaimedDelivery {
   attempts: number;
 }
 
+export interface Claim {
+  claimed: ClaimedDelivery[];
+  /** Due deliveries were left because their webhook reached its bound: claim again for the other webhooks. */
+  capped: boolean;
+}
+
+interface ClaimRow {
+  event_id: string;
+  webhook_id: string;
+  kind: string;
+  payload: string;
+  url: string;
+  attempts: number;
+}
+
 /**
- * Claims up to `limit` due deliveries (oldest due first) for worker `self`, skipping webhooks in `saturated`
- * (at their in-flight cap) and revoked webhooks. Each claim counts an attempt and leases the delivery until
- * `leaseUntil`. One write transaction of three set-based statements, whatever the batch size.
+ * Claims up to `limit` due deliveries (oldest due first) for worker `self`, skipping revoked webhooks and
+ * taking at most `perWebhook - inFlight` for each webhook (`inFlight`: attempts running now, by webhook).
+ * Each claim counts an attempt and leases the delivery until `leaseUntil`. One write transaction.
  */
-export function claimDue(db: Db, self: string, now: Date, leaseUntil: Date, limit: number, saturated: readonly string[]): ClaimedDelivery[] {
-  const lease = prepared<[string, string, string, string, number], { event_id: string; webhook_id: string; attempts: number }>(
+export function claimDue(
+  db: Db,
+  self: string,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+  inFlight: ReadonlyMap<string, number>,
+  perWebhook: number,
+): Claim {
+  const saturated = [...inFlight].filter(([, count]) => count >= perWebhook).map(([webhookId]) => webhookId);
+  const select = prepared<[string, string, number], ClaimRow>(
+    db,
+    `SELECT d.event_id, d.webhook_id, e.kind, e.payload, w.url, d.attempts
+       FROM event_deliveries d
+       JOIN events e ON e.id = d.event_id
+       JOIN webhooks w ON w.id = d.webhook_id
+      WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.revoked_at IS NULL
+        AND d.webhook_id NOT IN (SELECT value FROM json_each(?))
+      ORDER BY d.next_attempt_at
+      LIMIT ?`,
+  );
+  const lease = prepared(
     db,
     `UPDATE event_deliveries SET attempts = attempts + 1, next_attempt_at = ?, leased_by = ?
-      WHERE (event_id, webhook_id) IN (
-        SELECT d.event_id, d.webhook_id FROM event_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.revoked_at IS NULL
-           AND d.webhook_id NOT IN (SELECT value FROM json_each(?))
-         ORDER BY d.next_attempt_at LIMIT ?)
-      RETURNING event_id, webhook_id, attempts`,
+      WHERE event_id = ? AND webhook_id = ? AND status = 'pending'`,
   );
-  const events = prepared<[string], { id: string; kind: string; payload: string }>(
-    db,
-    'SELECT id, kind, payload FROM events WHERE id IN (SELECT value FROM json_each(?))',
-  );
-  const webhooks = prepared<[string], { id: string; url: string }>(db, 'SELECT id, url FROM webhooks WHERE id IN (SELECT value FROM json_each(?))');
   return db
-    .transaction((): ClaimedDelivery[] => {
-      const leased = lease.all(leaseUntil.toISOString(), self, now.toISOString(), jsonList(saturated), limit);
-      if (leased.length === 0) return [];
-      const eventsById = new Map(events.all(jsonList([...new Set(leased.map((row) => row.event_id))])).map((row) => [row.id, row]));
-      const urls = new Map(webhooks.all(jsonList([...new Set(leased.map((row) => row.webhook_id))])).map((row) => [row.id, row.url]));
+    .transaction((): Claim => {
+      const rows = select.all(now.toISOString(), jsonList(saturated), limit);
+      const until = leaseUntil.toISOString();
+      const taken = new Map(inFlight);
       const claimed: ClaimedDelivery[] = [];
-      for (const row of leased) {
-        const event = eventsById.get(row.event_id);
-        const url = urls.get(row.webhook_id);
-        // Both exist: foreign keys, and the claim joined the webhook. Stay total anyway.
-        if (!event || url === undefined) continue;
-        claimed.push({ eventId: row.event_id, webhookId: row.webhook_id, kind: event.kind, payload: event.payload, url, attempts: row.attempts });
+      let capped = false;
+      for (const row of rows) {
+        const count = taken.get(row.webhook_id) ?? 0;
+        if (count >= perWebhook) {
+          capped = true;
+          continue;
+        }
+        taken.set(row.webhook_id, count + 1);
+        lease.run(until, self, row.event_id, row.webhook_id);
+        claimed.push({ eventId: row.event_id, webhookId: row.webhook_id, kind: row.kind, payload: row.payload, url: row.url, attempts: row.attempts + 1 });
       }
-      return claimed;
+      return { claimed, capped };
     })
     .immediate();
 }

@@ -95,10 +95,6 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     }
   }
 
-  function saturatedWebhooks(): string[] {
-    return [...perWebhook].filter(([, count]) => count >= settings.perWebhookConcurrency).map(([webhookId]) => webhookId);
-  }
-
   function pump(): void {
     pumpScheduled = false;
     try {
@@ -108,10 +104,11 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       if (free <= 0) return; // a completion schedules the next pump
       const at = now();
       const requested = Math.min(free, CLAIM_BATCH);
-      const claimed = claimDue(db, id, at, leaseExpiry(at, settings.policy), requested, saturatedWebhooks());
+      const { claimed, capped } = claimDue(db, id, at, leaseExpiry(at, settings.policy), requested, perWebhook, settings.perWebhookConcurrency);
       for (const delivery of claimed) start(delivery);
       if (inFlight.size >= settings.concurrency) return;
-      if (claimed.length === requested) return schedulePump();
+      // A full batch, or rows left for webhooks at their bound: other webhooks may have due rows behind them.
+      if (claimed.length === requested || (capped && claimed.length > 0)) return schedulePump();
       // Nothing more is due now for a webhook with a free slot: sleep until the next due time, at most one poll
       // interval (events enqueued meanwhile are found by the poll). A due time in the past belongs to a
       // saturated webhook, whose completions pump again.
