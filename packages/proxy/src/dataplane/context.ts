@@ -19,6 +19,10 @@ export interface RequestContext {
   scheme: Scheme;
   /** Normalized host (lower case, no port). */
   host: string;
+  /** The request's authority as sent (Host header, or the authority of an absolute-form target); `` if none. */
+  authority: string;
+  /** Origin-form target: path and query as received (`/a/b?x=1`). */
+  uri: string;
   /** Port of the request's authority (Host header port, else the scheme default). */
   port: number;
   path: string;

@@ -24,6 +24,8 @@ import { rewritePath, type CompiledRoute } from './routes.js';
 export const MAX_HEADER_BYTES = 16 * 1024;
 
 const HOST_CHARS = /^[A-Za-z0-9.\-_:[\]]*$/;
+/** `http://authority/path?query`: a server must accept it (RFC 9112 §3.2.2); its authority overrides Host. */
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#@]+)([/?][^#]*)?$/i;
 const RETRYABLE = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
 const STATUS_TEXT: Record<number, string> = {
   400: 'bad request',
@@ -105,12 +107,19 @@ export class HttpProxy {
     const headers = req.headers;
     // Framing the proxy will not guess at (request smuggling): the parser refuses most, these are the rest.
     if (headers['transfer-encoding'] !== undefined && headers['content-length'] !== undefined) return 400;
-    // HTTP/1.1 without Host is refused by the parser already; HTTP/1.0 may omit it and routes as host ``.
-    if (headers.host === undefined && req.httpVersion !== '1.0') return 400;
-    const hostHeader = headers.host ?? '';
+    let url = req.url ?? '/';
+    let authority = headers.host;
+    if (url.charCodeAt(0) !== 47 /* / */) {
+      const absolute = ABSOLUTE_FORM.exec(url);
+      if (absolute === null) return 400;
+      authority = absolute[1];
+      const rest = absolute[2];
+      url = rest === undefined ? '/' : rest.charCodeAt(0) === 63 /* ? */ ? `/${rest}` : rest;
+    }
+    // HTTP/1.1 needs a Host; HTTP/1.0 may omit it and routes as host ``.
+    if (authority === undefined && req.httpVersion !== '1.0') return 400;
+    const hostHeader = authority ?? '';
     if (hostHeader.length > 255 || !HOST_CHARS.test(hostHeader)) return 400;
-    const url = req.url ?? '/';
-    if (url.charCodeAt(0) !== 47 /* / */) return 400;
     const q = url.indexOf('?');
     const host = normalizeHost(hostHeader);
     let port = this.defaultPort;
@@ -125,6 +134,8 @@ export class HttpProxy {
       req,
       scheme: this.deps.scheme,
       host,
+      authority: hostHeader,
+      uri: url,
       port,
       path: q < 0 ? url : url.slice(0, q),
       query: q < 0 ? '' : url.slice(q + 1),
@@ -247,6 +258,7 @@ export class HttpProxy {
       if (isHopByHop(name) || (listed !== null && listed.has(name))) continue;
       out[name] = src[name];
     }
+    if (ctx.authority !== '') out['host'] = ctx.authority;
     const strip = ctx.upstreamStrip;
     if (strip !== null) for (const name of strip) delete out[name];
     delete out['expect']; // the client already got its 100 Continue from this server
@@ -254,11 +266,11 @@ export class HttpProxy {
     if (ctx.peerTrusted) {
       out['x-forwarded-for'] = priorFor === undefined ? ctx.peer : `${priorFor}, ${ctx.peer}`;
       out['x-forwarded-proto'] = src['x-forwarded-proto'] ?? ctx.scheme;
-      out['x-forwarded-host'] = src['x-forwarded-host'] ?? src.host ?? ctx.host;
+      out['x-forwarded-host'] = src['x-forwarded-host'] ?? (ctx.authority || ctx.host);
     } else {
       out['x-forwarded-for'] = ctx.peer;
       out['x-forwarded-proto'] = ctx.scheme;
-      out['x-forwarded-host'] = src.host ?? ctx.host;
+      out['x-forwarded-host'] = ctx.authority || ctx.host;
     }
     if (ctx.upstreamExtra !== null) Object.assign(out, ctx.upstreamExtra);
     if (route.headers !== null) applyHeaders(out, route.headers.request);
@@ -282,7 +294,7 @@ export class HttpProxy {
 
   private target(route: CompiledRoute, ctx: RequestContext): string {
     const path = route.stripPrefix === null && route.addPrefix === null ? ctx.path : rewritePath(route, ctx.path);
-    return ctx.query === '' && !(ctx.req.url ?? '').endsWith('?') ? path : `${path}?${ctx.query}`;
+    return ctx.query === '' && !ctx.uri.endsWith('?') ? path : `${path}?${ctx.query}`;
   }
 
   private forward(
@@ -303,7 +315,7 @@ export class HttpProxy {
     }
     const req = ctx.req;
     const headers = headersIn ?? this.upstreamHeaders(route, ctx);
-    if (ctx.req.headers.host === undefined) headers['host'] = backend.key; // HTTP/1.0 client, HTTP/1.1 upstream
+    if (headers['host'] === undefined) headers['host'] = backend.key; // HTTP/1.0 client, HTTP/1.1 upstream
     const upstream = http.request({
       agent: this.deps.agent,
       host: backend.address,
@@ -424,7 +436,7 @@ export class HttpProxy {
       return;
     }
     const headers = this.upstreamHeaders(route, ctx);
-    if (ctx.req.headers.host === undefined) headers['host'] = backend.key;
+    if (headers['host'] === undefined) headers['host'] = backend.key;
     headers['connection'] = 'Upgrade';
     headers['upgrade'] = ctx.req.headers.upgrade;
     const upstream = http.request({

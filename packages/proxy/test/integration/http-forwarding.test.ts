@@ -190,6 +190,15 @@ test('odd but legal or misconfigured input never takes the proxy down', async ()
     assert.equal(crlf.headers.location, 'https://x.test/Set-Cookie: evil=1');
     assert.equal(crlf.headers['set-cookie'], undefined);
     assert.equal((await request(p.port, { host: 'bad host!' })).status, 400);
+    // Absolute-form target: its authority routes and becomes the upstream Host; the backend gets origin-form.
+    const absolute = await raw(p.port, 'GET http://Crlf.test:8080?x=1 HTTP/1.1\r\nHost: ignored.test\r\nConnection: close\r\n\r\n');
+    assert.match(absolute, /^HTTP\/1\.1 302 /);
+    assert.match(absolute, /\r\nlocation: https:\/\/x\.test\/Set-Cookie: evil=1\r\n/i);
+    const viaAny = await raw(p.port, 'GET http://other.test/a/b?y=2 HTTP/1.1\r\nHost: crlf.test\r\nConnection: close\r\n\r\n');
+    assert.match(viaAny, /^HTTP\/1\.1 200 /);
+    assert.equal(be.requests.at(-1)?.url, '/with%20space/a/b?y=2');
+    assert.equal(be.requests.at(-1)?.headers.host, 'other.test');
+    assert.match(await raw(p.port, 'OPTIONS * HTTP/1.1\r\nHost: a.test\r\n\r\n'), /^HTTP\/1\.1 400 /);
   } finally {
     await p.stop();
     await be.close();

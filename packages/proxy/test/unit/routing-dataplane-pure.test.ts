@@ -16,6 +16,8 @@ function ctx(headers: Record<string, string>, peer: string, trusted: TrustedProx
     req: { headers, url: '/p/q?x=1', method: 'POST' } as unknown as IncomingMessage,
     scheme: 'http',
     host: 'ex.test',
+    authority: 'ex.test:8080',
+    uri: '/p/q?x=1',
     port: 8080,
     path: '/p/q',
     query: 'x=1',

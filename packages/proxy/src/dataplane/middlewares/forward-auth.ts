@@ -46,8 +46,8 @@ export class ForwardAuth implements Middleware {
     const own: Record<(typeof FORWARDED)[number], string> = {
       'x-forwarded-method': req.method ?? 'GET',
       'x-forwarded-proto': ctx.scheme,
-      'x-forwarded-host': req.headers.host ?? ctx.host,
-      'x-forwarded-uri': req.url ?? '/',
+      'x-forwarded-host': ctx.authority || ctx.host,
+      'x-forwarded-uri': ctx.uri,
       'x-forwarded-for': ctx.peer,
     };
     for (const name of FORWARDED) {

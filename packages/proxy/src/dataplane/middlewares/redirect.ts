@@ -22,7 +22,7 @@ export class HttpsRedirect implements Middleware {
 
   handle(ctx: RequestContext): Reply | null {
     if (ctx.scheme === 'https') return null;
-    const location = `https://${authority(ctx.host, this.port, 'https')}${ctx.req.url ?? '/'}`;
+    const location = `https://${authority(ctx.host, this.port, 'https')}${ctx.uri}`;
     return plainReply(keepsMethod(ctx.req.method) ? 301 : 308, 'redirecting to https', { location });
   }
 }
@@ -51,7 +51,7 @@ export class Redirect implements Middleware {
     const scheme = this.schemeRule === 'use_http' ? 'http' : this.schemeRule === 'use_https' ? 'https' : ctx.scheme;
     // A scheme change drops the request's port: the other scheme's default port is meant.
     const host = scheme === ctx.scheme ? authority(ctx.host, ctx.port, scheme) : ctx.host;
-    return `${scheme}://${host}${ctx.req.url ?? '/'}`;
+    return `${scheme}://${host}${ctx.uri}`;
   }
 
   handle(ctx: RequestContext): Reply {

@@ -48,7 +48,7 @@ function value(ctx: RequestContext, name: Placeholder): string {
     case 'query':
       return ctx.query;
     case 'uri':
-      return ctx.req.url ?? '/';
+      return ctx.uri;
     case 'method':
       return ctx.req.method ?? 'GET';
   }
