@@ -9,7 +9,7 @@ import { createSecret } from '../../src/store/secrets.js';
 import { ensureNamespace } from '../../src/store/namespaces.js';
 import { listHealthResults, markDeleted } from '../../src/store/deployments.js';
 import { ensureBusyboxImage } from '../support/busybox-image.js';
-import { SchedulerHarness, cleanupNamespaces, docker, testSpec, uniqueNamespace } from './scheduler-support.js';
+import { SchedulerHarness, WORKER_COMMAND, cleanupNamespaces, docker, testSpec, uniqueNamespace } from './scheduler-support.js';
 
 const namespaces: string[] = [];
 let h: SchedulerHarness;
@@ -197,6 +197,24 @@ test('scaling: 3 replicas up, then a new apply with 1 replica and no checks repl
   await h.waitFor(child.id, ['running']);
   await h.waitFor(d.id, ['purged'], 30_000);
   assert.equal((await h.containers(child.id)).length, 1);
+});
+
+test('scale down: an extra instance of the same spec (started behind our back) is removed with ScaleDown and deployment.scaled down', async () => {
+  const namespace = ns();
+  const d = h.deploy(testSpec(namespace, { name: 'extra', replicas: 2 }));
+  await h.waitFor(d.id, ['running']);
+  const ours = await h.containers(d.id);
+  assert.equal(ours.length, 2);
+  const [template] = ours;
+  assert.ok(template);
+  const labels = JSON.parse(await docker('inspect', '--format', '{{json .Config.Labels}}', template)) as Record<string, string>;
+  const labelArgs = Object.entries(labels).flatMap(([key, value]) => ['--label', `${key}=${value}`]);
+  await docker('run', '-d', '--name', `${namespace}_extra_deadbeef`, '--network', `svc_${namespace}`, ...labelArgs, 'svc-test/busybox:latest', ...WORKER_COMMAND);
+  await h.waitUntil('back to 2 instances', async () => (await h.containers(d.id)).length === 2 && h.reasons(d.id).includes('ScaleDown'), 30_000);
+  const down = outbox('deployment.scaled', d.id).filter((p) => p.direction === 'down');
+  assert.deepEqual(down.map((p) => [p.instance_count, p.replicas]), [[2, 2]]);
+  assert.equal(h.get(d.id).restart_count, 0, 'a removal the scheduler makes never counts');
+  assert.equal(h.get(d.id).status, 'running');
 });
 
 test('a container removed behind our back is recreated; a killed worker counts as a restart', async () => {
