@@ -1,15 +1,25 @@
 // Users (spec "Users"). Scopes: users:read for GET /users, users:write for changes; GET /users/me needs only a
 // valid token. A user cannot delete themselves (which also keeps at least one user), so an installation can
 // never lock itself out.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { principalOf, type ApiDeps } from './context.js';
 import { parseBody } from './body.js';
-import { ApiProblem, conflict, notFound, validationFailed } from './problem.js';
+import { ApiProblem, conflict, forbidden, notFound, validationFailed } from './problem.js';
 import { SMALL_BODY_LIMIT_BYTES } from './session.js';
 import { createUserStore, type UserRow } from '../store/users.js';
 import { createTokenStore } from '../store/tokens.js';
 import { validateUserChanges } from '../domain/user.js';
 import { hashPassword } from '../crypto/password.js';
+
+/**
+ * Users are not namespaced, and every user's login session has `admin`: a token confined to namespaces must not
+ * create, change or delete users, or it could mint itself an unrestricted session.
+ */
+function assertUnrestricted(request: FastifyRequest): void {
+  if (principalOf(request).namespaces.length > 0) {
+    throw forbidden('managing users needs a token that is not restricted to namespaces');
+  }
+}
 
 const listEntry = (user: UserRow) => ({ id: user.id, username: user.username, created_at: user.created_at });
 const fullRecord = (user: UserRow) => ({
@@ -34,6 +44,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.get('/users', { config: { auth: { scope: 'users:read' } } }, async () => users.list().map(listEntry));
 
   app.post('/users', { config: { auth: { scope: 'users:write' } }, bodyLimit: SMALL_BODY_LIMIT_BYTES }, async (request, reply) => {
+    assertUnrestricted(request);
     const body = parseBody(request.body, { username: { type: 'string', required: true }, password: { type: 'string', required: true } });
     const violations = validateUserChanges(body);
     if (violations.length > 0) throw validationFailed(violations);
@@ -53,6 +64,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: ApiDeps): void {
     '/users/:id',
     { config: { auth: { scope: 'users:write' } }, bodyLimit: SMALL_BODY_LIMIT_BYTES, schema: { params: idParams } },
     async (request) => {
+      assertUnrestricted(request);
       const body = parseBody(request.body, { username: { type: 'string' }, password: { type: 'string' } }, { allowEmpty: true });
       const violations = validateUserChanges(body);
       if (violations.length > 0) throw validationFailed(violations);
@@ -81,6 +93,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: ApiDeps): void {
     '/users/:id',
     { config: { auth: { scope: 'users:write' } }, schema: { params: idParams } },
     async (request, reply) => {
+      assertUnrestricted(request);
       const target = users.get(request.params.id);
       if (!target) throw notFound('user', request.params.id);
       if (target.id === principalOf(request).userId) throw new ApiProblem(409, 'you cannot delete your own user');

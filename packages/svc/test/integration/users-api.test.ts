@@ -133,3 +133,15 @@ test('a password change signs the user out of their other sessions; the caller a
   await server.request('PUT', `/users/${gina.id}`, { body: { username: 'gina2' } });
   assert.equal((await server.request('GET', '/users/me', { token: again })).status, 200);
 });
+
+test('a namespace-restricted token cannot manage users (it could mint itself an unrestricted session)', async () => {
+  const restricted = await server.createToken({ scopes: ['users:read', 'users:write'], namespaces: ['team-a'] });
+  const me = (await server.request<{ id: string }>('GET', '/users/me')).body;
+  const before = (await server.request<UserEntry[]>('GET', '/users')).body;
+  assert.equal((await server.request('POST', '/users', { token: restricted.token, body: { username: 'mallory', password: 'mallory-password' } })).status, 403);
+  assert.equal((await server.request('PUT', `/users/${me.id}`, { token: restricted.token, body: { password: 'hijacked-password' } })).status, 403);
+  assert.equal((await server.request('DELETE', `/users/${me.id}`, { token: restricted.token })).status, 403);
+  assert.equal((await server.request('GET', '/users', { token: restricted.token })).status, 200, 'reading the list is allowed');
+  assert.deepEqual((await server.request<UserEntry[]>('GET', '/users')).body, before);
+  assert.ok(await server.login('admin', server.adminPassword), 'the admin password is unchanged');
+});
