@@ -5,6 +5,13 @@ import { asToWorker, type FromWorker } from './cluster-protocol.js';
 import { LocalDataPlane } from './local.js';
 
 let plane: LocalDataPlane | null = null;
+let stopping: Promise<void> | null = null;
+
+/** Drains once, whichever of the stop message or the primary's disconnect comes first. */
+function stopOnce(): Promise<void> {
+  stopping ??= (plane?.stop() ?? Promise.resolve()).catch(() => undefined);
+  return stopping;
+}
 
 function send(message: FromWorker): void {
   process.send?.(message);
@@ -46,12 +53,17 @@ process.on('message', (raw: unknown) => {
         process.disconnect?.();
         setTimeout(() => process.exit(0), 100).unref();
       };
-      (plane?.stop() ?? Promise.resolve()).then(done, done);
+      void stopOnce().then(done);
       return;
     }
   }
 });
 // Messages that arrive before a listener exists are lost, so the primary waits for this before sending init.
 send({ t: 'svc-proxy:hello' });
-// The primary going away means this worker has no one to take orders from.
-process.on('disconnect', () => process.exit(0));
+// The primary orchestrates a graceful stop; a signal sent to the whole process group must not cut requests here.
+process.on('SIGTERM', () => undefined);
+process.on('SIGINT', () => undefined);
+// The primary going away means this worker has no one to take orders from: drain, then leave.
+process.on('disconnect', () => {
+  void stopOnce().then(() => process.exit(0));
+});
