@@ -53,7 +53,7 @@ export interface TokenStore {
   rotate(old: TokenRow, tokenHash: string, tokenPrefix: string, now: Date): TokenRow;
 }
 
-/** Decodes a JSON list column; a corrupted value yields [] for namespaces only when caller treats it safely. */
+/** Decodes the scopes column; unknown or corrupted entries are dropped, which can only narrow a token's rights. */
 export function decodeScopes(json: string): Scope[] {
   const parsed: unknown = JSON.parse(json);
   return Array.isArray(parsed) ? parsed.filter((s): s is Scope => typeof s === 'string' && isScope(s)) : [];
