@@ -387,7 +387,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     if (removals.has(instanceId)) return;
     const removal: Removal = { completedEpoch: null };
     removals.set(instanceId, removal);
-    const runtime = runtimeOf.get(instanceId);
+    // An instance create() just returned may not be in the latest list yet: with one runtime, it is that one.
+    const runtime = runtimeOf.get(instanceId) ?? (runtimes.size === 1 ? [...runtimes.values()][0] : undefined);
     track(
       removeBound
         .run(async () => {
