@@ -6,6 +6,7 @@ import { principalOf, type ApiDeps } from './context.js';
 import { assertNoBody, parseBody } from './body.js';
 import { ApiProblem, forbidden, notFound, validationFailed } from './problem.js';
 import { SMALL_BODY_LIMIT_BYTES } from './session.js';
+import { idParamsSchema, type IdParams } from './resource-common.js';
 import { createTokenStore, decodeNamespaces, decodeScopes, type TokenRow } from '../store/tokens.js';
 import { namespacesBeyondCaller, validateTokenRequest } from '../domain/token.js';
 import { generateToken, hashToken, tokenDisplayPrefix } from '../crypto/token.js';
@@ -30,12 +31,6 @@ function withClearToken(row: TokenRow, token: string) {
   const { last_used_at: _unused, ...record } = tokenRecord(row);
   return { ...record, token, message: TOKEN_SHOWN_ONCE_MESSAGE };
 }
-
-const idParams = {
-  type: 'object',
-  properties: { id: { type: 'string', maxLength: 64 } },
-  required: ['id'],
-} as const;
 
 export function registerTokenRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const tokens = createTokenStore(deps.db);
@@ -77,22 +72,22 @@ export function registerTokenRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.get('/tokens', { config: admin }, async (request) => tokens.patsOf(principalOf(request).userId).map(tokenRecord));
 
-  app.get<{ Params: { id: string } }>('/tokens/:id', { config: admin, schema: { params: idParams } }, async (request) => {
+  app.get<IdParams>('/tokens/:id', { config: admin, schema: { params: idParamsSchema } }, async (request) => {
     const row = tokens.patOf(principalOf(request).userId, request.params.id);
     if (!row) throw notFound('token', request.params.id);
     return tokenRecord(row);
   });
 
-  app.delete<{ Params: { id: string } }>('/tokens/:id', { config: admin, schema: { params: idParams } }, async (request, reply) => {
+  app.delete<IdParams>('/tokens/:id', { config: admin, schema: { params: idParamsSchema } }, async (request, reply) => {
     const row = tokens.patOf(principalOf(request).userId, request.params.id);
     if (!row) throw notFound('token', request.params.id);
     tokens.revoke(row.id, deps.now());
     return reply.code(204).send();
   });
 
-  app.post<{ Params: { id: string } }>(
+  app.post<IdParams>(
     '/tokens/:id/rotate',
-    { config: admin, bodyLimit: SMALL_BODY_LIMIT_BYTES, schema: { params: idParams } },
+    { config: admin, bodyLimit: SMALL_BODY_LIMIT_BYTES, schema: { params: idParamsSchema } },
     async (request, reply) => {
       assertNoBody(request.body);
       const row = tokens.patOf(principalOf(request).userId, request.params.id);

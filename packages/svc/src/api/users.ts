@@ -6,6 +6,7 @@ import { principalOf, type ApiDeps } from './context.js';
 import { parseBody } from './body.js';
 import { ApiProblem, conflict, forbidden, notFound, validationFailed } from './problem.js';
 import { SMALL_BODY_LIMIT_BYTES } from './session.js';
+import { idParamsSchema, type IdParams } from './resource-common.js';
 import { createUserStore, type UserRow } from '../store/users.js';
 import { createTokenStore } from '../store/tokens.js';
 import { validateUserChanges } from '../domain/user.js';
@@ -31,12 +32,6 @@ const fullRecord = (user: UserRow) => ({
   login_at: user.login_at,
 });
 
-const idParams = {
-  type: 'object',
-  properties: { id: { type: 'string', maxLength: 64 } },
-  required: ['id'],
-} as const;
-
 export function registerUserRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const users = createUserStore(deps.db);
   const tokens = createTokenStore(deps.db);
@@ -60,9 +55,9 @@ export function registerUserRoutes(app: FastifyInstance, deps: ApiDeps): void {
     return fullRecord(user);
   });
 
-  app.put<{ Params: { id: string } }>(
+  app.put<IdParams>(
     '/users/:id',
-    { config: { auth: { scope: 'users:write' } }, bodyLimit: SMALL_BODY_LIMIT_BYTES, schema: { params: idParams } },
+    { config: { auth: { scope: 'users:write' } }, bodyLimit: SMALL_BODY_LIMIT_BYTES, schema: { params: idParamsSchema } },
     async (request) => {
       assertUnrestricted(request);
       const body = parseBody(request.body, { username: { type: 'string' }, password: { type: 'string' } }, { allowEmpty: true });
@@ -89,9 +84,9 @@ export function registerUserRoutes(app: FastifyInstance, deps: ApiDeps): void {
     },
   );
 
-  app.delete<{ Params: { id: string } }>(
+  app.delete<IdParams>(
     '/users/:id',
-    { config: { auth: { scope: 'users:write' } }, schema: { params: idParams } },
+    { config: { auth: { scope: 'users:write' } }, schema: { params: idParamsSchema } },
     async (request, reply) => {
       assertUnrestricted(request);
       const target = users.get(request.params.id);
