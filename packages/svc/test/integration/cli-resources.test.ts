@@ -2,14 +2,18 @@
 // secrets (incl. referrers), configs, webhooks, users, tokens. Exit codes 0/1/2/4/5 and JSON that parses.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUSYBOX_IMAGE, ensureBusyboxImage } from '../support/busybox-image.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { ANSI, cliEnv, errorLine, type CliEnv } from './cli-helpers.js';
 
 let server: TestServer;
 let cli: CliEnv;
 const MISSING = '00000000-0000-4000-8000-000000000000';
+// Unique per process: the referencing deployment runs a real container named after its namespace.
+const SEC_NS = `clisec-${process.pid}`;
 
 before(async () => {
   server = await startTestServer();
@@ -17,8 +21,19 @@ before(async () => {
 });
 
 after(async () => {
-  cli?.close();
-  await server?.close();
+  try {
+    await cli?.run(['namespace', 'prune', SEC_NS, '--all']);
+    for (const id of execFileSync('docker', ['ps', '-aq', '--filter', `name=${SEC_NS}_`], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
+      try {
+        execFileSync('docker', ['rm', '-f', id], { stdio: 'ignore' });
+      } catch {
+        // already being removed by the scheduler
+      }
+    }
+  } finally {
+    cli?.close();
+    await server?.close();
+  }
 });
 
 function json<T>(text: string): T {
@@ -46,19 +61,19 @@ test('namespace create / list / duplicate (5) / invalid (1)', async () => {
 });
 
 test('secret create / list / delete, 404, and referrers block deletion without --force', async () => {
-  assert.equal((await cli.run(['namespace', 'create', 'sec-ns'])).code, 0);
-  const created = await cli.run(['secret', 'create', 'db-pass', '-n', 'sec-ns', '-v', 's3cret-value']);
+  assert.equal((await cli.run(['namespace', 'create', SEC_NS])).code, 0);
+  const created = await cli.run(['secret', 'create', 'db-pass', '-n', SEC_NS, '-v', 's3cret-value']);
   assert.equal(created.code, 0, created.stderr);
   const id = created.stdout.trim();
-  const fromStdin = await cli.run(['secret', 'create', 'api-key', '-n', 'sec-ns', '-v', '-'], { input: 'piped-value\n' });
+  const fromStdin = await cli.run(['secret', 'create', 'api-key', '-n', SEC_NS, '-v', '-'], { input: 'piped-value\n' });
   assert.equal(fromStdin.code, 0, fromStdin.stderr);
 
-  const list = await cli.run(['secret', 'list', '-n', 'sec-ns', '-o', 'json']);
+  const list = await cli.run(['secret', 'list', '-n', SEC_NS, '-o', 'json']);
   const secrets = json<{ name: string }[]>(list.stdout);
   assert.deepEqual(secrets.map((s) => s.name).sort(), ['api-key', 'db-pass']);
   assert.doesNotMatch(list.stdout, /s3cret-value|piped-value/);
 
-  const dup = await cli.run(['secret', 'create', 'db-pass', '-n', 'sec-ns', '-v', 'x']);
+  const dup = await cli.run(['secret', 'create', 'db-pass', '-n', SEC_NS, '-v', 'x']);
   assert.equal(dup.code, 5);
   const noNs = await cli.run(['secret', 'create', 'x1', '-n', 'no-such-ns', '-v', 'x']);
   assert.equal(noNs.code, 4);
@@ -66,20 +81,20 @@ test('secret create / list / delete, 404, and referrers block deletion without -
   const missingFlag = await cli.run(['secret', 'create', 'x1', '-v', 'x']);
   assert.equal(missingFlag.code, 1);
 
-  // A running deployment that references the secret (written straight into the server's database, as the
-  // deployments API would).
-  const db = new Database(server.dbPath);
-  db.pragma('busy_timeout = 5000');
-  const now = new Date().toISOString();
-  db.prepare(
-    `INSERT INTO deployments (id, namespace, name, kind, runtime, status, spec, created_at, updated_at) VALUES (?, 'sec-ns', 'web', 'worker', 'docker', 'running', ?, ?, ?)`,
-  ).run(randomUUID(), JSON.stringify({ environment: { DB: { secretRef: 'db-pass' } } }), now, now);
-  db.close();
+  // A deployment that references the secret, applied through the CLI itself.
+  await ensureBusyboxImage();
+  const manifest = join(cli.configDir, 'secret-user.yaml');
+  writeFileSync(
+    manifest,
+    `deployments:\n  web:\n    namespace: ${SEC_NS}\n    image: ${BUSYBOX_IMAGE}\n    command: ["sleep", "3600"]\n    environment:\n      DB: { secretRef: db-pass }\n`,
+  );
+  const applied = await cli.run(['apply', '-f', manifest], { env: { SVC_APPLY_TIMEOUT: '120' }, timeoutMs: 180_000 });
+  assert.equal(applied.code, 0, applied.stdout + applied.stderr);
 
   const refused = await cli.run(['secret', 'delete', id]);
   assert.equal(refused.code, 5);
   assert.equal(errorLine(refused), `error: secret '${id}' already exists or still has dependents`);
-  assert.match(refused.stderr, /referenced by:\n {2}sec-ns\/web/);
+  assert.ok(refused.stderr.includes(`referenced by:\n  ${SEC_NS}/web\n`), refused.stderr);
   assert.ok(json<{ id: string; name: string }[]>((await cli.run(['secret', 'list', '-o', 'json'])).stdout).some((s) => s.name === 'db-pass'));
 
   const forced = await cli.run(['secret', 'delete', id, '--force']);
@@ -163,13 +178,13 @@ test('user create / list / update (current user) / delete, with every violation 
 });
 
 test('token create (token on stdout, summary on stderr) / list status / rotate / revoke', async () => {
-  const created = await cli.run(['token', 'create', 'ci-bot', '-s', 'namespaces:read', '-s', 'secrets:read', '-n', 'sec-ns', '-e', '12h']);
+  const created = await cli.run(['token', 'create', 'ci-bot', '-s', 'namespaces:read', '-s', 'secrets:read', '-n', SEC_NS, '-e', '12h']);
   assert.equal(created.code, 0, created.stderr);
   const token = created.stdout.trim();
   assert.match(token, /^svc_pat_[0-9a-f]{64}$/);
   assert.doesNotMatch(created.stderr, new RegExp(token));
   assert.match(created.stderr, /scopes: +namespaces:read, secrets:read/);
-  assert.match(created.stderr, /namespaces: sec-ns/);
+  assert.match(created.stderr, new RegExp(`namespaces: ${SEC_NS}`));
 
   // The new token works with its own rights and no more.
   assert.equal((await cli.run(['namespace', 'list'], { env: { SVC_TOKEN: token } })).code, 0);
