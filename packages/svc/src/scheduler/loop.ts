@@ -186,7 +186,14 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       try {
         do {
           passAgain = false;
-          await pass();
+          try {
+            await pass();
+          } catch (error) {
+            // A pass must never take the process down (e.g. SQLite busy, a runtime answer we could not read):
+            // log it and let the tick try again.
+            if (!stopped) log.error(`scheduler: pass failed: ${errorMessage(error)}`);
+            wakeAt(now() + intervalMs);
+          }
         } while (passAgain && !stopped);
       } finally {
         passRunning = null;

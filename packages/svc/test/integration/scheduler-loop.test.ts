@@ -178,3 +178,15 @@ test('metrics: per-deployment series from the cached stats, no runtime call at s
     assert.match(text, /svc_deployment_restarts_total\{deployment="m",namespace="d2t-loop",runtime="docker"\} 0/);
   });
 });
+
+test('a pass that throws (the store unreadable) is logged and retried, never an unhandled rejection', async () => {
+  await withRig({ start: false }, async (rig) => {
+    const d = rig.deploy('x');
+    rig.db.exec('ALTER TABLE deployments RENAME TO deployments_away');
+    rig.scheduler.start();
+    await rig.scheduler.reconcileNow();
+    rig.db.exec('ALTER TABLE deployments_away RENAME TO deployments');
+    await rig.scheduler.reconcileNow();
+    await until('running after the store came back', () => rig.status(d.id) === 'running');
+  });
+});
