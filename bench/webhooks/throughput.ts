@@ -102,6 +102,7 @@ async function workerThroughput(dir: string, receiver: NetnsReceiver): Promise<n
   await receiver.quiet(true);
   const log = { info: () => undefined, warn: () => undefined, error: (o: object, m: string) => console.error(m, o) };
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const worker = startDeliveryWorker({ db, settings: DEFAULT_DELIVERY_SETTINGS, log, signingSecret: () => hook.secret });
   const anyPending = db.prepare("SELECT 1 FROM event_deliveries WHERE status = 'pending' LIMIT 1");
   const underLoad: number[] = [];
@@ -115,6 +116,7 @@ async function workerThroughput(dir: string, receiver: NetnsReceiver): Promise<n
     underLoad.push(timeEnqueueInTransaction(db, EVENTS + extra++));
   }
   const elapsed = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   await worker.stop();
   const counts = countDeliveriesByStatus(db);
   const received = await receiver.count();
@@ -124,6 +126,7 @@ async function workerThroughput(dir: string, receiver: NetnsReceiver): Promise<n
   console.log(
     `worker: ${counts.delivered}/${total} delivered (${counts.dead} dead), receiver saw ${received}, in ${elapsed.toFixed(2)} s = ${rate.toFixed(0)} events/s`,
   );
+  console.log(`worker CPU: ${((cpu.user + cpu.system) / 1000 / (counts.delivered / 1000)).toFixed(1)} ms per 1000 events (user+system, this process)`);
   console.log(`enqueue inside a transaction while delivering, ${underLoad.length} calls: p99 ${ms(p99)}  max ${ms(max)}`);
   db.close();
   return rate;
@@ -135,6 +138,7 @@ async function bareLoop(receiver: NetnsReceiver): Promise<number> {
   const url = receiver.url('/bare');
   let next = 0;
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const lane = async () => {
     while (next < EVENTS) {
       next += 1;
@@ -144,8 +148,10 @@ async function bareLoop(receiver: NetnsReceiver): Promise<number> {
   };
   await Promise.all(Array.from({ length: DEFAULT_DELIVERY_SETTINGS.concurrency }, lane));
   const elapsed = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   await agent.close();
   const rate = EVENTS / elapsed;
+  console.log(`peer CPU: ${((cpu.user + cpu.system) / 1000 / (EVENTS / 1000)).toFixed(1)} ms per 1000 requests`);
   console.log(`peer, bare undici POST loop (${DEFAULT_DELIVERY_SETTINGS.concurrency} in flight): ${EVENTS} in ${elapsed.toFixed(2)} s = ${rate.toFixed(0)} req/s`);
   return rate;
 }
@@ -162,6 +168,7 @@ try {
   console.log(`receiver: ${receiver.url('/')} (namespace ${receiver.namespace}); ${EVENTS} events`);
   const only = process.env.BENCH_ONLY;
   if (only === 'worker') {
+    await bareLoop(receiver);
     await workerThroughput(dir, receiver);
     process.exitCode = 0;
   } else {

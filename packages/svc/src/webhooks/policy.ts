@@ -57,15 +57,6 @@ export function leaseExpiry(now: Date, policy: DeliveryPolicy): Date {
   return new Date(now.getTime() + policy.attemptTimeoutMs + LEASE_GRACE_MS);
 }
 
-/**
- * Whether a pending delivery is claimable now by worker `self`: it is due (its retry time or its lease expiry
- * has passed), or it is leased by another worker instance, which, after a restart, is a dead process.
- */
-export function isClaimable(delivery: { nextAttemptAt: string; leasedBy: string | null }, self: string, now: Date): boolean {
-  if (delivery.leasedBy !== null && delivery.leasedBy !== self) return true;
-  return delivery.nextAttemptAt <= now.toISOString();
-}
-
 export type AttemptOutcome =
   | { kind: 'delivered'; status: number }
   /** Any failure: non-2xx status (3xx included: redirects are not followed), time-out, refused address, network. */

@@ -41,6 +41,11 @@ export interface DeliveryWorker {
 const CLAIM_BATCH = 256;
 /** Attempts still running when stop() is called get this long before they are cut. */
 const STOP_GRACE_MS = 2_000;
+/**
+ * While attempts are in flight, refills wait this long after the previous one, so that one claim and one
+ * result transaction cover many deliveries instead of one each (a transaction has a fixed cost).
+ */
+const REFILL_INTERVAL_MS = 5;
 const PRUNE_INTERVAL_MS = 60_000;
 const PRUNE_BATCH = 2_000;
 const PRUNE_MAX_BATCHES_PER_RUN = 10;
@@ -64,6 +69,7 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   let stopping = false;
   let pumpScheduled = false;
   let idleTimer: NodeJS.Timeout | null = null;
+  let lastRefill = 0;
 
   function schedulePump(): void {
     if (pumpScheduled || stopping) return;
@@ -72,7 +78,9 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       clearTimeout(idleTimer);
       idleTimer = null;
     }
-    setImmediate(pump);
+    const wait = inFlight.size > 0 ? lastRefill + REFILL_INTERVAL_MS - performance.now() : 0;
+    if (wait > 0) setTimeout(pump, wait);
+    else setImmediate(pump);
   }
 
   function sleepThenPump(ms: number): void {
@@ -102,6 +110,7 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       if (stopping) return;
       const free = settings.concurrency - inFlight.size;
       if (free <= 0) return; // a completion schedules the next pump
+      lastRefill = performance.now();
       const at = now();
       const requested = Math.min(free, CLAIM_BATCH);
       const { claimed, capped } = claimDue(db, id, at, leaseExpiry(at, settings.policy), requested, perWebhook, settings.perWebhookConcurrency);
