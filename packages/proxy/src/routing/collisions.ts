@@ -2,7 +2,15 @@
 // precedence order lets one win. Sound by construction: a collision is reported only with a concrete witness
 // request (host, path, method) that matches both routes; overlaps we cannot witness are not reported.
 import type { Entrypoint } from '../model/entrypoint.js';
-import { HostKind, PathKind, hostMatches, pathMatches, type HostPattern, type PathPattern } from './patterns.js';
+import {
+  HostKind,
+  PathKind,
+  hostMatches,
+  pathMatches,
+  wildcardKeyOf,
+  type HostPattern,
+  type PathPattern,
+} from './patterns.js';
 import { compareRoutes } from './precedence.js';
 import { compileEntries, type RouteEntry } from './table.js';
 
@@ -97,27 +105,137 @@ function witness<T>(a: RouteEntry<T>, b: RouteEntry<T>): CollisionExample | null
   return { host, path, method };
 }
 
-/** Pure: the same entrypoints (in any order) give the same result. */
-export function findCollisions(entrypoints: readonly Entrypoint[]): Collision[] {
+export interface CollisionScan {
+  collisions: Collision[];
+  /** Pairs of entries handed to the witness search: the measure of the scan's cost. */
+  comparisons: number;
+}
+
+/** For entry `i`, the indices (ascending, all above `i`) of the entries to compare it with. */
+type CandidateSource = (i: number) => Iterable<number>;
+
+function* after(list: readonly number[] | undefined, i: number): Generator<number> {
+  if (list === undefined) return;
+  // Lists are ascending; binary search for the first index above i.
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! <= i) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let k = lo; k < list.length; k++) yield list[k]!;
+}
+
+/**
+ * Indices (ascending, all > `i`) of the entries whose host set can intersect entry `i`'s. Exact hosts meet only
+ * the same exact host and the wildcard of their parent domain; a wildcard meets only the same wildcard and the
+ * exact hosts one label under its domain. Regex and host-less entries may meet anything: they are compared with
+ * every entry below them, and every entry below a regex or host-less one is compared with it. Skipping the
+ * other pairs cannot change the result: their witness host search (candidates checked with hostMatches) is empty.
+ */
+function bucketedCandidates<T>(entries: readonly RouteEntry<T>[]): CandidateSource {
+  const exactByHost = new Map<string, number[]>();
+  const exactByParent = new Map<string, number[]>();
+  const wildcardByDomain = new Map<string, number[]>();
+  const open: number[] = [];
+  const push = (map: Map<string, number[]>, key: string, index: number): void => {
+    const list = map.get(key);
+    if (list === undefined) map.set(key, [index]);
+    else list.push(index);
+  };
+  entries.forEach((entry, index) => {
+    switch (entry.host.kind) {
+      case HostKind.Exact: {
+        push(exactByHost, entry.host.key, index);
+        const parent = wildcardKeyOf(entry.host.key);
+        if (parent !== '') push(exactByParent, parent, index);
+        break;
+      }
+      case HostKind.Wildcard:
+        push(wildcardByDomain, entry.host.key, index);
+        break;
+      default:
+        open.push(index);
+    }
+  });
+  return (i) => {
+    const host = entries[i]!.host;
+    let lists: number[][];
+    switch (host.kind) {
+      case HostKind.Exact: {
+        const parent = wildcardKeyOf(host.key);
+        lists = [
+          [...after(exactByHost.get(host.key), i)],
+          [...after(parent === '' ? undefined : wildcardByDomain.get(parent), i)],
+          [...after(open, i)],
+        ];
+        break;
+      }
+      case HostKind.Wildcard:
+        lists = [
+          [...after(wildcardByDomain.get(host.key), i)],
+          [...after(exactByParent.get(host.key), i)],
+          [...after(open, i)],
+        ];
+        break;
+      default:
+        return everyAfter(entries.length, i);
+    }
+    // The buckets are disjoint; ascending order keeps the first-found witness identical to the pairwise scan.
+    const merged = lists.flat();
+    merged.sort((a, b) => a - b);
+    return merged;
+  };
+}
+
+function* everyAfter(count: number, i: number): Generator<number> {
+  for (let j = i + 1; j < count; j++) yield j;
+}
+
+function pairwiseCandidates<T>(entries: readonly RouteEntry<T>[]): CandidateSource {
+  return (i) => everyAfter(entries.length, i);
+}
+
+function scan(entrypoints: readonly Entrypoint[], strategy: <T>(entries: readonly RouteEntry<T>[]) => CandidateSource): CollisionScan {
   const { entries } = compileEntries(entrypoints, () => null);
   entries.sort((a, b) => compareRoutes(a.rank, b.rank));
-  const byWinner = new Map<string, { shadowed: Set<string>; example: CollisionExample; firstShadowed: string }>();
+  const candidatesOf = strategy(entries);
+  const byWinner = new Map<string, { shadowed: Set<string>; example: CollisionExample }>();
+  let comparisons = 0;
   for (let i = 0; i < entries.length; i++) {
     const winner = entries[i]!;
-    for (let j = i + 1; j < entries.length; j++) {
+    for (const j of candidatesOf(i)) {
       const loser = entries[j]!;
       if (loser.rank.id === winner.rank.id) continue;
+      comparisons++;
       const example = witness(winner, loser);
       if (example === null) continue;
       const found = byWinner.get(winner.rank.id);
-      if (found === undefined) {
-        byWinner.set(winner.rank.id, { shadowed: new Set([loser.rank.id]), example, firstShadowed: loser.rank.id });
-      } else {
-        found.shadowed.add(loser.rank.id);
-      }
+      if (found === undefined) byWinner.set(winner.rank.id, { shadowed: new Set([loser.rank.id]), example });
+      else found.shadowed.add(loser.rank.id);
     }
   }
-  return [...byWinner.entries()]
+  const collisions = [...byWinner.entries()]
     .map(([winner, v]) => ({ winner, shadowed: [...v.shadowed].sort(), example: v.example }))
     .sort((a, b) => (a.winner < b.winner ? -1 : a.winner > b.winner ? 1 : 0));
+  return { collisions, comparisons };
+}
+
+/**
+ * Pure: the same entrypoints (in any order) give the same result. Only routes whose host sets can intersect are
+ * compared, so a table of distinct exact hosts is scanned in near-linear time.
+ */
+export function findCollisions(entrypoints: readonly Entrypoint[]): Collision[] {
+  return scan(entrypoints, bucketedCandidates).collisions;
+}
+
+/** findCollisions with the number of route pairs it compared (tests and benchmarks of its cost). */
+export function scanCollisions(entrypoints: readonly Entrypoint[]): CollisionScan {
+  return scan(entrypoints, bucketedCandidates);
+}
+
+/** Every pair compared: the reference the bucketed scan must agree with (tests and the benchmark's peer). */
+export function scanCollisionsPairwise(entrypoints: readonly Entrypoint[]): CollisionScan {
+  return scan(entrypoints, pairwiseCandidates);
 }
