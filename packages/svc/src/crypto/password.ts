@@ -8,10 +8,47 @@ const PARALLELISM = 1;
 const SALT_BYTES = 16;
 const KEY_BYTES = 32;
 
+/** Thrown when more password checks are waiting than MAX_WAITING: the caller should answer 503. */
+export class KdfBusyError extends Error {}
+
+/**
+ * scrypt runs on libuv's thread pool (4 threads by default), which DNS lookups and file I/O share. At most
+ * MAX_RUNNING derivations run at once, so a login flood cannot starve the rest of the server; beyond MAX_WAITING
+ * queued ones, new requests are refused at once instead of piling up memory and latency.
+ */
+const MAX_RUNNING = 2;
+const MAX_WAITING = 32;
+
+export function createLimiter(maxRunning: number, maxWaiting: number) {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async function limited<T>(task: () => Promise<T>): Promise<T> {
+    if (running >= maxRunning) {
+      if (waiting.length >= maxWaiting) throw new KdfBusyError('too many password checks in progress');
+      await new Promise<void>((resolveTurn) => waiting.push(resolveTurn));
+    } else {
+      running++;
+    }
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      // The slot passes straight to the next waiter; `running` only drops when nobody waits.
+      if (next) next();
+      else running--;
+    }
+  };
+}
+
+const kdfSlot = createLimiter(MAX_RUNNING, MAX_WAITING);
+
 function derive(password: string, salt: Buffer, options: ScryptOptions, keyLength: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)));
-  });
+  return kdfSlot(
+    () =>
+      new Promise<Buffer>((resolve, reject) => {
+        scrypt(password.normalize('NFC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)));
+      }),
+  );
 }
 
 function optionsFor(log2N: number, r: number, p: number): ScryptOptions {

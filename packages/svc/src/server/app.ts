@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import type { ApiDeps, RouteAuth } from '../api/context.js';
 import { ApiProblem, sendProblem } from '../api/problem.js';
 import { registerAuthHook } from '../api/auth-hook.js';
+import { KdfBusyError } from '../crypto/password.js';
 import { ROUTE_MODULES } from '../api/routes.js';
 import { registerCors } from './cors.js';
 import { HANDLER_TIMEOUT_MS, registerHandlerTimeout } from './handler-timeout.js';
@@ -100,6 +101,9 @@ export function buildApp(deps: ApiDeps, options: AppOptions): FastifyInstance {
 
   app.setErrorHandler((error: FastifyError | ApiProblem, request, reply) => {
     if (error instanceof ApiProblem) return sendProblem(reply, error);
+    if (error instanceof KdfBusyError) {
+      return sendProblem(reply.header('Retry-After', '1'), new ApiProblem(503, 'too many logins in progress; retry shortly'));
+    }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       return sendProblem(reply, new ApiProblem(status, error.message));

@@ -66,3 +66,19 @@ test('public routes need no token; unknown paths are 404', async () => {
   assert.equal((await server.request('GET', '/metrics', { token: null })).status, 200);
   assert.equal((await server.request('GET', '/no/such/route', { token: null })).status, 404);
 });
+
+test('a login flood gets 401s and quick 503s (Retry-After), never 500, and the server keeps serving', async () => {
+  // On a heavily loaded machine a queued check can still pass the 10 s handler limit: 408 is a fair answer too.
+  const attempts = await Promise.all(
+    Array.from({ length: 150 }, (_, i) =>
+      server.request('POST', '/login', { token: null, body: { username: i % 2 ? 'admin' : 'nobody', password: 'wrong-password' } }),
+    ),
+  );
+  const unexpected = attempts.filter((a) => a.status !== 401 && a.status !== 503 && a.status !== 408);
+  assert.deepEqual(unexpected.map((a) => `${a.status} ${a.text.slice(0, 200)}`), []);
+  const busy = attempts.find((a) => a.status === 503);
+  assert.ok(busy, 'some attempts beyond the waiting room are refused at once');
+  assert.equal(busy.headers.get('retry-after'), '1');
+  assert.equal((await server.request('GET', '/users/me')).status, 200);
+  assert.ok(await server.login('admin', server.adminPassword));
+});

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { validateUserChanges } from '../../src/domain/user.js';
 import { namespacesBeyondCaller, parseRfc3339, tokenStatus, validateTokenRequest } from '../../src/domain/token.js';
 import { generateToken, hashToken, isWellFormedToken, tokenDisplayPrefix } from '../../src/crypto/token.js';
-import { hashPassword, verifyPassword } from '../../src/crypto/password.js';
+import { createLimiter, hashPassword, KdfBusyError, verifyPassword } from '../../src/crypto/password.js';
 
 const codes = (violations: { code: string }[]) => violations.map((v) => v.code).sort();
 const NOW = new Date('2030-01-01T00:00:00Z');
@@ -97,4 +97,32 @@ test('passwords: salted scrypt, verified, wrong and malformed hashes refused', a
   assert.equal(await verifyPassword('correct horsf', one), false);
   assert.equal(await verifyPassword('correct horse', 'plain'), false);
   assert.equal(await verifyPassword('correct horse', 'scrypt$99$8$1$AA==$AA=='), false);
+});
+
+test('the KDF limiter bounds concurrency and refuses beyond the waiting room', async () => {
+  const limited = createLimiter(2, 3);
+  let running = 0;
+  let peak = 0;
+  const releases: Array<() => void> = [];
+  const task = () =>
+    new Promise<void>((resolveTask) => {
+      running++;
+      peak = Math.max(peak, running);
+      releases.push(() => {
+        running--;
+        resolveTask();
+      });
+    });
+  let settled = false;
+  const accepted = Promise.all(Array.from({ length: 5 }, () => limited(task))).then(() => (settled = true));
+  await assert.rejects(limited(task), KdfBusyError);
+  for (let round = 0; round < 100 && !settled; round++) {
+    await new Promise((r) => setImmediate(r));
+    releases.splice(0).forEach((release) => release());
+  }
+  await accepted;
+  assert.equal(peak, 2);
+  assert.equal(running, 0);
+  // Free again afterwards.
+  await limited(async () => undefined);
 });
