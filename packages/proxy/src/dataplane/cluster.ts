@@ -24,6 +24,7 @@ export class ClusterDataPlane {
   private readonly own = new DataPlaneMetrics();
   private entrypoints: Entrypoint[] = [];
   private readonly health = new Map<string, HealthEntry>();
+  private pendingHealth: HealthEntry[] = [];
   private workers = new Set<Worker>();
   private stopping = false;
   private bound: BoundAddresses = { http: null, tcp: {}, udp: {} };
@@ -37,7 +38,22 @@ export class ClusterDataPlane {
     this.registry.onHealthChange((id, key, healthy) => {
       this.health.set(`${id} ${key}`, [id, key, healthy]);
       this.own.backendUp.labels(id, key).set(healthy ? 1 : 0);
-      this.broadcast({ t: 'svc-proxy:health', health: [[id, key, healthy]] });
+      this.queueHealth([id, key, healthy]);
+    });
+  }
+
+  /**
+   * Verdicts go out in one message per tick: one shared checker's transition reaches every pool that uses the
+   * backend (10,000 routes, 10,000 entries), and a verdict handed to a pool created by `update` must reach the
+   * workers after the update message that creates the pool there.
+   */
+  private queueHealth(entry: HealthEntry): void {
+    this.pendingHealth.push(entry);
+    if (this.pendingHealth.length > 1) return;
+    process.nextTick(() => {
+      const health = this.pendingHealth;
+      this.pendingHealth = [];
+      this.broadcast({ t: 'svc-proxy:health', health });
     });
   }
 

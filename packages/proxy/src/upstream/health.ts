@@ -122,10 +122,80 @@ export interface ActiveChecks {
 }
 
 /**
- * Checks every backend of one pool until stopped. Each backend runs its own chain: the first check after a
- * random delay below min(interval, 1 s), then one every `interval` measured from the start of the previous one,
- * never two at once. `onTransition` fires only when a verdict changes.
+ * The check chain of one backend: the first check after a random delay below min(interval, 1 s), then one every
+ * `interval` measured from the start of the previous one, never two at once. `onTransition` fires only when the
+ * verdict changes.
  */
+class BackendChecker {
+  private timer: NodeJS.Timeout | null = null;
+  private guard: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly backend: BackendRef,
+    private readonly config: HealthCheckConfig,
+    private readonly probe: Probe,
+    private state: CheckState,
+    private readonly onTransition: (healthy: boolean) => void,
+  ) {}
+
+  get verdict(): boolean | null {
+    return this.state.checked ? this.state.healthy : null;
+  }
+
+  start(random: () => number): void {
+    this.schedule(Math.floor(random() * Math.min(this.config.interval, MAX_FIRST_CHECK_DELAY_MS)));
+  }
+
+  /** Adopts a verdict known from elsewhere while no check has decided yet (a pool rebuilt on reload). */
+  seed(healthy: boolean): void {
+    if (this.state.checked) return;
+    const changed = healthy !== this.state.healthy;
+    this.state = { healthy, checked: true, streak: 0 };
+    if (changed) this.onTransition(healthy);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.guard) clearTimeout(this.guard);
+    this.timer = null;
+    this.guard = null;
+  }
+
+  private schedule(delay: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.check();
+    }, delay);
+    this.timer.unref();
+  }
+
+  private check(): void {
+    const started = Date.now();
+    const guard = new Promise<boolean>((resolve) => {
+      this.guard = setTimeout(() => resolve(false), this.config.timeout + 50);
+      this.guard.unref();
+    });
+    void Promise.race([this.probe(this.backend, this.config).catch(() => false), guard]).then((ok) => {
+      if (this.guard) clearTimeout(this.guard);
+      this.guard = null;
+      if (this.stopped) return;
+      const next = nextCheckState(this.state, ok, this.config);
+      const changed = next.healthy !== this.state.healthy;
+      this.state = next;
+      if (changed) this.onTransition(next.healthy);
+      // A listener may have stopped this checker (its last pool went away).
+      if (!this.stopped) this.schedule(Math.max(0, this.config.interval - (Date.now() - started)));
+    });
+  }
+}
+
+function initialState(known: boolean | undefined): CheckState {
+  return known === undefined ? { ...UNCHECKED } : { healthy: known, checked: true, streak: 0 };
+}
+
+/** Checks every backend until stopped, each with its own chain (see BackendChecker). */
 export function startActiveChecks(
   backends: readonly BackendRef[],
   config: HealthCheckConfig,
@@ -134,41 +204,89 @@ export function startActiveChecks(
 ): ActiveChecks {
   const probe = options.probe ?? defaultProbe;
   const random = options.random ?? Math.random;
-  const timers = new Set<NodeJS.Timeout>();
-  let stopped = false;
-
-  const schedule = (delay: number, run: () => void): void => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      run();
-    }, delay);
-    timer.unref();
-    timers.add(timer);
-  };
-
-  for (const backend of backends) {
+  const checkers = backends.map((backend) => {
     const known = options.initial?.get(backend.key);
-    let state: CheckState = known === undefined ? { ...UNCHECKED } : { healthy: known, checked: true, streak: 0 };
-    const check = (): void => {
-      const started = Date.now();
-      const guard = new Promise<boolean>((resolve) => schedule(config.timeout + 50, () => resolve(false)));
-      void Promise.race([probe(backend, config).catch(() => false), guard]).then((ok) => {
-        if (stopped) return;
-        const next = nextCheckState(state, ok, config);
-        const changed = next.healthy !== state.healthy;
-        state = next;
-        if (changed) onTransition(backend.key, next.healthy);
-        schedule(Math.max(0, config.interval - (Date.now() - started)), check);
-      });
-    };
-    schedule(Math.floor(random() * Math.min(config.interval, MAX_FIRST_CHECK_DELAY_MS)), check);
-  }
-
+    const checker = new BackendChecker(backend, config, probe, initialState(known), (healthy) => onTransition(backend.key, healthy));
+    checker.start(random);
+    return checker;
+  });
   return {
     stop(): void {
-      stopped = true;
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
+      for (const checker of checkers) checker.stop();
+    },
+  };
+}
+
+export interface HealthSubscription {
+  /** The shared checker's verdict at subscription time; null until its first check (presumed healthy). */
+  readonly verdict: boolean | null;
+  /** Stops the shared checker when this was its last subscriber. Idempotent. */
+  unsubscribe(): void;
+}
+
+export interface HealthCheckHub {
+  /**
+   * Subscribes to the one checker of (backend key, effective config), starting it for the first subscriber.
+   * `known` is a verdict the subscriber already holds (a pool rebuilt on reload): it seeds a checker that has
+   * not decided yet, and then reaches the other subscribers as a transition. `onTransition` fires on every
+   * later change of the shared verdict.
+   */
+  subscribe(
+    backend: BackendRef,
+    config: HealthCheckConfig,
+    onTransition: (healthy: boolean) => void,
+    known?: boolean,
+  ): HealthSubscription;
+  /** Checkers running: one per distinct (backend key, config) with at least one subscriber. */
+  readonly size: number;
+}
+
+/** Identity of a check: pools whose backend key and effective config agree share one checker. */
+function checkIdentity(backend: BackendRef, config: HealthCheckConfig): string {
+  return JSON.stringify([backend.key, config.type, config.path, config.interval, config.timeout, config.rise, config.fall]);
+}
+
+/**
+ * One active checker per (backend key, effective health-check config), shared by every pool that uses it and
+ * reference-counted by its subscriptions: 10,000 routes to one backend cost one probe per interval, not 10,000.
+ */
+export function createHealthCheckHub(options: Pick<ActiveCheckOptions, 'probe' | 'random'> = {}): HealthCheckHub {
+  const probe = options.probe ?? defaultProbe;
+  const random = options.random ?? Math.random;
+  const shared = new Map<string, { checker: BackendChecker; listeners: Set<(healthy: boolean) => void> }>();
+
+  return {
+    get size() {
+      return shared.size;
+    },
+    subscribe(backend, config, onTransition, known) {
+      const identity = checkIdentity(backend, config);
+      let entry = shared.get(identity);
+      if (entry === undefined) {
+        const listeners = new Set<(healthy: boolean) => void>();
+        const notify = (healthy: boolean): void => {
+          // A copy: a listener may unsubscribe (itself or others) while we deliver.
+          for (const listener of [...listeners]) listener(healthy);
+        };
+        const created = { checker: new BackendChecker(backend, config, probe, initialState(known), notify), listeners };
+        shared.set(identity, created);
+        created.checker.start(random);
+        entry = created;
+      } else if (known !== undefined) {
+        entry.checker.seed(known);
+      }
+      const own = entry;
+      // A fresh function per subscription, so two subscribers passing the same callback are counted twice.
+      const listener = (healthy: boolean): void => onTransition(healthy);
+      own.listeners.add(listener);
+      return {
+        verdict: own.checker.verdict,
+        unsubscribe(): void {
+          if (!own.listeners.delete(listener) || own.listeners.size > 0) return;
+          own.checker.stop();
+          if (shared.get(identity) === own) shared.delete(identity);
+        },
+      };
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Backend, Entrypoint } from '../model/entrypoint.js';
 import { backendKey } from './address.js';
 import { affinityIndex, effectiveWeights, smoothWeightedPick, type BalancerPeer } from './balancer.js';
 import type { BackendRef, FailureReason, UpstreamPool, UpstreamRegistry } from './contract.js';
-import { resolveHealthCheck, startActiveChecks, type ActiveChecks, type Probe } from './health.js';
+import { createHealthCheckHub, resolveHealthCheck, type HealthCheckHub, type HealthSubscription, type Probe } from './health.js';
 
 /** Consecutive `timeout`/`error` failures that take a backend out of the rotation (a `refused` one does at once). */
 export const DEFAULT_PASSIVE_FAILURES = 3;
@@ -55,7 +55,7 @@ class Pool implements UpstreamPool {
   private readonly health: BackendHealth[];
   /** Last verdict reported to listeners, per backend index. */
   private readonly reported: boolean[];
-  private checks: ActiveChecks | null = null;
+  private subscriptions: HealthSubscription[] = [];
   private cooldownTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -74,15 +74,30 @@ class Pool implements UpstreamPool {
     if (this.health.some((h) => h.passiveDownUntil !== null)) this.armCooldownTimer();
   }
 
-  startChecks(entrypoint: Entrypoint, probe: Probe | undefined, random: (() => number) | undefined): void {
+  /**
+   * Subscribes to the shared checker of each distinct backend. A checker that has already decided hands its
+   * verdict over at once (another pool checks the same backend the same way); an unhealthy verdict this pool
+   * carried over a reload seeds a checker that has not decided yet.
+   */
+  startChecks(entrypoint: Entrypoint, hub: HealthCheckHub): void {
     const config = resolveHealthCheck(entrypoint);
-    if (config === null || this.backends.length === 0) return;
-    const initial = new Map<string, boolean>();
-    this.backends.forEach((b, i) => {
-      if (!(this.health[i]?.activeHealthy ?? true)) initial.set(b.key, false);
-    });
-    const options = { initial, ...(probe ? { probe } : {}), ...(random ? { random } : {}) };
-    this.checks = startActiveChecks(this.backends, config, (key, healthy) => this.setHealthy(key, healthy), options);
+    if (config === null) return;
+    const seen = new Set<string>();
+    for (const [i, backend] of this.backends.entries()) {
+      if (seen.has(backend.key)) continue;
+      seen.add(backend.key);
+      const known = this.health[i]?.activeHealthy === false ? false : undefined;
+      const subscription = hub.subscribe(backend, config, (healthy) => this.setHealthy(backend.key, healthy), known);
+      this.subscriptions.push(subscription);
+      const verdict = subscription.verdict;
+      if (verdict !== null) {
+        // The shared verdict only; passive state is this pool's own and stays as it is.
+        this.forEachIndex(backend.key, (h) => {
+          h.activeHealthy = verdict;
+        });
+      }
+    }
+    this.settle();
   }
 
   healthOf(key: string): BackendHealth | undefined {
@@ -147,8 +162,8 @@ class Pool implements UpstreamPool {
   }
 
   stop(): void {
-    this.checks?.stop();
-    this.checks = null;
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.subscriptions = [];
     if (this.cooldownTimer) clearTimeout(this.cooldownTimer);
     this.cooldownTimer = null;
   }
@@ -210,7 +225,7 @@ class Pool implements UpstreamPool {
 }
 
 export function createUpstreamRegistry(options: UpstreamRegistryOptions = {}): UpstreamRegistry {
-  const activeChecks = options.activeChecks ?? true;
+  const hub = options.activeChecks ?? true ? createHealthCheckHub({ probe: options.probe, random: options.random }) : null;
   const listeners: HealthListener[] = [];
   const settings: PoolSettings = {
     now: options.now ?? Date.now,
@@ -240,7 +255,7 @@ export function createUpstreamRegistry(options: UpstreamRegistryOptions = {}): U
           continue;
         }
         const pool = new Pool(entrypoint.id, signature, entrypoint.backends, settings, existing);
-        if (activeChecks) pool.startChecks(entrypoint, options.probe, options.random);
+        if (hub !== null) pool.startChecks(entrypoint, hub);
         next.set(entrypoint.id, pool);
       }
       for (const [id, pool] of pools) {

@@ -222,3 +222,99 @@ test('first checks are spread by the random delay, bounded by min(interval, 1 s)
   assert.ok(b >= 290 && b < 440, `b first checked after ${b} ms (expected ~300)`);
   assert.deepEqual(transitions, ['b:1 false'], 'a passing first check is no transition');
 });
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function countingProbe(result: (key: string) => boolean) {
+  const calls: string[] = [];
+  return {
+    calls,
+    probe: async (backend: { key: string }, config: HealthCheckConfig) => {
+      calls.push(`${backend.key} ${config.interval}`);
+      return result(backend.key);
+    },
+  };
+}
+
+test('pools with the same backend and check share one prober, and all of them get its verdicts', async () => {
+  const { calls, probe } = countingProbe(() => false);
+  const registry = createUpstreamRegistry({ probe, random: () => 0 });
+  const hc: HealthCheckConfig = { type: 'tcp', path: null, interval: 1000, timeout: 10, rise: 1, fall: 1 };
+  const seen: string[] = [];
+  registry.onHealthChange((id, key, healthy) => seen.push(`${id} ${key} ${healthy}`));
+  const eps = Array.from({ length: 50 }, (_, i) => entrypoint(`web${i}`, [['a', 1]], hc));
+  const pools = registry.sync(eps);
+  await sleep(100);
+  assert.deepEqual(calls, ['a:1 1000'], 'one probe for 50 pools');
+  for (const pool of pools.values()) assert.deepEqual(pool.unhealthy(), ['a:1']);
+  assert.equal(seen.length, 50);
+  registry.stop();
+});
+
+test('a pool that joins a decided checker takes its verdict at once; the last pool to leave stops the prober', async () => {
+  const { calls, probe } = countingProbe(() => false);
+  const registry = createUpstreamRegistry({ probe, random: () => 0 });
+  const hc: HealthCheckConfig = { type: 'tcp', path: null, interval: 20, timeout: 10, rise: 1, fall: 1 };
+  const seen: string[] = [];
+  registry.onHealthChange((id, key, healthy) => seen.push(`${id} ${key} ${healthy}`));
+  const first = entrypoint('first', [['a', 1]], hc);
+  const second = entrypoint('second', [['a', 1], ['b', 2]], hc);
+  registry.sync([first]);
+  await sleep(60);
+  const beforeJoin = calls.filter((c) => c === 'a:1 20').length;
+  assert.ok(beforeJoin >= 1);
+  const pools = registry.sync([first, second]);
+  assert.deepEqual(pools.get('http_second')?.unhealthy(), ['a:1'], 'no wait for a check of its own');
+  assert.ok(seen.includes('http_second a:1 false'), 'the adopted verdict is reported like any transition');
+  registry.sync([second]);
+  await sleep(60);
+  assert.ok(calls.filter((c) => c === 'a:1 20').length > beforeJoin, 'still checked for the remaining pool');
+  registry.sync([]);
+  await sleep(30);
+  const stopped = calls.length;
+  await sleep(80);
+  assert.equal(calls.length, stopped, 'no probe once the last pool is gone');
+  registry.stop();
+});
+
+test('different check configs or different backends do not share a prober', async () => {
+  const { calls, probe } = countingProbe(() => true);
+  const registry = createUpstreamRegistry({ probe, random: () => 0 });
+  const hc = (interval: number): HealthCheckConfig => ({ type: 'tcp', path: null, interval, timeout: 10, rise: 1, fall: 1 });
+  registry.sync([
+    entrypoint('one', [['a', 1]], hc(1000)),
+    entrypoint('two', [['a', 1]], hc(1001)),
+    entrypoint('three', [['a', 2]], hc(1000)),
+    entrypoint('four', [['a', 2]], { ...hc(1000), type: 'http', path: '/health' }),
+    entrypoint('five', [['a', 1]], hc(1000)),
+  ]);
+  await sleep(100);
+  assert.deepEqual([...calls].sort(), ['a:1 1000', 'a:1 1001', 'a:2 1000', 'a:2 1000']);
+  registry.stop();
+});
+
+test('shared checker hub: reference counting, and a carried verdict seeds an undecided checker', async () => {
+  const { createHealthCheckHub } = await import('../../src/upstream/health.js');
+  let probes = 0;
+  const hub = createHealthCheckHub({ probe: async () => (probes++, true), random: () => 0.99 });
+  const backend = { address: 'a', port: 1, weight: 1, key: 'a:1' };
+  const hc: HealthCheckConfig = { type: 'tcp', path: null, interval: 5000, timeout: 10, rise: 2, fall: 1 };
+  const fresh: boolean[] = [];
+  const one = hub.subscribe(backend, hc, (h) => fresh.push(h));
+  assert.equal(one.verdict, null, 'undecided before the first check');
+  const carried: boolean[] = [];
+  const two = hub.subscribe(backend, hc, (h) => carried.push(h), false);
+  assert.equal(hub.size, 1);
+  assert.equal(two.verdict, false);
+  assert.deepEqual(fresh, [false], 'the known verdict reaches the presumed-healthy subscriber');
+  const other = hub.subscribe(backend, { ...hc, rise: 3 }, () => undefined);
+  assert.equal(hub.size, 2);
+  other.unsubscribe();
+  one.unsubscribe();
+  one.unsubscribe();
+  assert.equal(hub.size, 1, 'a double unsubscribe does not drop the other subscriber');
+  two.unsubscribe();
+  assert.equal(hub.size, 0);
+  await sleep(20);
+  assert.equal(probes, 0, 'stopped before its first check');
+});
