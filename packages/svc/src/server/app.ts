@@ -13,6 +13,9 @@ import type { LogLevel } from './log-level.js';
 /** Largest request body: a secret or config value is at most 1 MiB, plus JSON overhead (escaping can double it). */
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024 + 64 * 1024;
 
+/** A whole request, headers and up to 2 MiB of body, must arrive within this. */
+export const REQUEST_RECEIVE_TIMEOUT_MS = 30_000;
+
 export interface AppOptions {
   /** `false` disables logging (in-process unit tests). */
   logLevel: LogLevel | false;
@@ -80,6 +83,9 @@ export function buildApp(deps: ApiDeps, options: AppOptions): FastifyInstance {
     exposeHeadRoutes: false,
     return503OnClosing: true,
     logController: new AccessLog(),
+    // A client that trickles its request (slowloris) is cut after this (Node checks every 30 s, so within 30-60 s
+    // instead of Node's default 300 s); responses, such as log streams, are not limited by it.
+    requestTimeout: REQUEST_RECEIVE_TIMEOUT_MS,
   });
   app.decorateRequest('principal', null);
   const routes: RouteInfo[] = [];
