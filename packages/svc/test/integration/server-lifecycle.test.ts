@@ -185,3 +185,24 @@ test('`svc server start` (the CLI entry) serves the same server and exits 0 on S
     await server.close();
   }
 });
+
+test('SIGTERM with a followed log stream still open exits 0 within 10 s', async () => {
+  const server = await startTestServer({ env: { SVC_SCHEDULER: 'off' } });
+  try {
+    const created = await server.request<{ id: string }>('POST', '/deployments', {
+      body: { name: 'stop-test', runtime: 'docker', namespace: 's1-stop', image: 's1-none/none:none', replicas: 0 },
+    });
+    assert.equal(created.status, 201, created.text);
+    const stream = await fetch(`${server.baseUrl}/deployments/${created.body.id}/logs?follow=true`, {
+      headers: { authorization: `Bearer ${server.adminToken}` },
+    });
+    assert.equal(stream.status, 200);
+    const reading = stream.body?.getReader().read().catch(() => undefined);
+    const stopped = await server.stop();
+    assert.equal(stopped.code, 0);
+    assert.ok(stopped.ms < 10_000, `stopped in ${stopped.ms} ms`);
+    await reading;
+  } finally {
+    await server.close();
+  }
+});
