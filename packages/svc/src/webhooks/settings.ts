@@ -16,8 +16,8 @@ export interface DeliverySettings {
 
 export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
   policy: DEFAULT_DELIVERY_POLICY,
-  concurrency: 64,
-  perWebhookConcurrency: 32,
+  concurrency: 128,
+  perWebhookConcurrency: 64,
   retentionMs: 7 * 24 * 60 * 60 * 1000,
   pollIntervalMs: 200,
 };
