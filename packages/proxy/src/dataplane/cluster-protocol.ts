@@ -18,10 +18,16 @@ export type FromWorker =
   | { t: 'svc-proxy:ready'; addresses: BoundAddresses }
   | { t: 'svc-proxy:failed'; message: string }
   | { t: 'svc-proxy:metrics'; seq: number; data: object[] }
+  /** The worker's own verdict changes (passive ones included), so the primary's API can report them. */
+  | { t: 'svc-proxy:verdicts'; health: HealthEntry[] }
   | { t: 'svc-proxy:stopped' };
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null;
+}
+
+function isHealthEntry(v: unknown): v is HealthEntry {
+  return Array.isArray(v) && v.length === 3 && typeof v[0] === 'string' && typeof v[1] === 'string' && typeof v[2] === 'boolean';
 }
 
 export function asToWorker(v: unknown): ToWorker | null {
@@ -53,6 +59,10 @@ export function asFromWorker(v: unknown): FromWorker | null {
       return typeof v['message'] === 'string' ? (v as FromWorker) : null;
     case 'svc-proxy:metrics':
       return typeof v['seq'] === 'number' && Array.isArray(v['data']) ? (v as FromWorker) : null;
+    case 'svc-proxy:verdicts': {
+      const health = v['health'];
+      return Array.isArray(health) && health.every(isHealthEntry) ? { t: 'svc-proxy:verdicts', health } : null;
+    }
     case 'svc-proxy:stopped':
       return { t: 'svc-proxy:stopped' };
     default:

@@ -25,6 +25,8 @@ export class ClusterDataPlane {
   private entrypoints: Entrypoint[] = [];
   private readonly health = new Map<string, HealthEntry>();
   private pendingHealth: HealthEntry[] = [];
+  /** Per worker, `entrypointId key` of the backends it holds out of its rotation (passive failures included). */
+  private readonly workerDown = new Map<Worker, Set<string>>();
   private workers = new Set<Worker>();
   private stopping = false;
   private bound: BoundAddresses = { http: null, tcp: {}, udp: {} };
@@ -69,6 +71,7 @@ export class ClusterDataPlane {
     worker.on('message', (raw: unknown) => this.onMessage(worker, asFromWorker(raw)));
     worker.on('exit', () => {
       this.workers.delete(worker);
+      this.workerDown.delete(worker);
       if (!this.stopping) setTimeout(() => this.respawn(), RESPAWN_DELAY_MS).unref();
     });
     return worker;
@@ -84,6 +87,16 @@ export class ClusterDataPlane {
       // Sent now, not at fork, so it carries the entrypoints and health known at this moment.
       const options: DataPlaneOptions = { ...this.options, listeners: { ...this.options.listeners, udp: [] } };
       worker.send({ t: 'svc-proxy:init', options, entrypoints: this.entrypoints, health: [...this.health.values()] } satisfies ToWorker);
+      return;
+    }
+    if (msg?.t === 'svc-proxy:verdicts') {
+      let down = this.workerDown.get(worker);
+      if (down === undefined) this.workerDown.set(worker, (down = new Set()));
+      for (const [id, key, healthy] of msg.health) {
+        // Only entrypoints the primary knows: a late message about a removed route must not linger.
+        if (healthy || this.registry.get(id) === undefined) down.delete(`${id} ${key}`);
+        else down.add(`${id} ${key}`);
+      }
       return;
     }
     if (msg === null || msg.t !== 'svc-proxy:metrics') return;
@@ -134,12 +147,31 @@ export class ClusterDataPlane {
     const pools = this.registry.sync(this.entrypoints);
     this.udpPools = listenerPools(this.entrypoints, this.options.listeners.udp, 'Udp', pools);
     for (const [k, [id]] of this.health) if (!pools.has(id)) this.health.delete(k);
+    // A backend a route no longer lists leaves the worker's pool without a transition: forget it here too.
+    for (const down of this.workerDown.values()) {
+      for (const k of down) {
+        const space = k.indexOf(' ');
+        const pool = pools.get(k.slice(0, space));
+        const key = k.slice(space + 1);
+        if (pool === undefined || !pool.backends.some((b) => b.key === key)) down.delete(k);
+      }
+    }
     this.own.reloads.inc();
     this.broadcast({ t: 'svc-proxy:update', entrypoints: this.entrypoints });
   }
 
+  /**
+   * The primary's verdicts (active checks) plus every backend that some worker holds out of its rotation after
+   * passive failures, in backend order.
+   */
   unhealthyBackends(entrypointId: string): string[] {
-    return this.registry.get(entrypointId)?.unhealthy() ?? [];
+    const pool = this.registry.get(entrypointId);
+    if (pool === undefined) return [];
+    const down = new Set(pool.unhealthy());
+    for (const workerDown of this.workerDown.values()) {
+      for (const b of pool.backends) if (workerDown.has(`${entrypointId} ${b.key}`)) down.add(b.key);
+    }
+    return [...new Set(pool.backends.map((b) => b.key))].filter((key) => down.has(key));
   }
 
   /** The primary's series (reloads, backend health) plus every worker's, summed. */

@@ -1,7 +1,7 @@
 // Entry of a data-plane worker process (node:cluster). Serves traffic on the listening sockets shared by the
 // cluster; active health checks run in the primary, which pushes its verdicts here.
 import { createUpstreamRegistry } from '../upstream/registry.js';
-import { asToWorker, type FromWorker } from './cluster-protocol.js';
+import { asToWorker, type FromWorker, type HealthEntry } from './cluster-protocol.js';
 import { LocalDataPlane } from './local.js';
 
 let plane: LocalDataPlane | null = null;
@@ -17,13 +17,27 @@ function send(message: FromWorker): void {
   process.send?.(message);
 }
 
+let verdicts: HealthEntry[] = [];
+/** Passive verdicts live in this process only; the primary hears every change, batched per tick. */
+function reportVerdict(entry: HealthEntry): void {
+  verdicts.push(entry);
+  if (verdicts.length > 1) return;
+  process.nextTick(() => {
+    const health = verdicts;
+    verdicts = [];
+    send({ t: 'svc-proxy:verdicts', health });
+  });
+}
+
 process.on('message', (raw: unknown) => {
   const msg = asToWorker(raw);
   if (msg === null) return;
   switch (msg.t) {
     case 'svc-proxy:init': {
       if (plane !== null) return;
-      const local = new LocalDataPlane(msg.options, createUpstreamRegistry({ activeChecks: false }), false);
+      const registry = createUpstreamRegistry({ activeChecks: false });
+      registry.onHealthChange((id, key, healthy) => reportVerdict([id, key, healthy]));
+      const local = new LocalDataPlane(msg.options, registry, false);
       plane = local;
       local.update(msg.entrypoints);
       for (const [id, key, healthy] of msg.health) local.setHealthy(id, key, healthy);
