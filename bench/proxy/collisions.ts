@@ -2,7 +2,7 @@
 // the pairwise scan it replaced, in the same run. node --import tsx bench/proxy/collisions.ts [SIZES...]
 // Routes: distinct exact hosts over 100 domains, each with a path, plus 10 wildcards, a regex-host route and a
 // host-less catch-all (which every other route must still be compared with). Best of 3 runs per size; the
-// pairwise peer only up to 3,000 routes unless PAIRWISE_MAX says otherwise (it is quadratic: ~30 s at 10,000).
+// pairwise peer only up to 3,000 routes unless PAIRWISE_MAX says otherwise (it is quadratic: about 7 s at 10,000).
 import { scanCollisions, scanCollisionsPairwise, type CollisionScan } from '../../packages/proxy/src/routing/collisions.js';
 import { defaultEntrypointConfig, type Entrypoint, type EntrypointConfig } from '../../packages/proxy/src/model/entrypoint.js';
 

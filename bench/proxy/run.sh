@@ -3,6 +3,7 @@
 # svc-proxy. wrk: 2 threads, 64 connections, Host: bench.test. Prints req/s, p50, p99, proxy CPU per request
 # and the ratio to nginx; then svc-proxy with 10 vs 10,000 routes (with and without active checks), and RSS per 1,000 idle keep-alive clients.
 # Needs: scripts/install-bench-deps.sh. Usage: bench/proxy/run.sh [DURATION_SECONDS]   (not part of npm test)
+# PEERS="nginx svc-proxy svc-proxy-10k" runs a subset (nginx is always added: the ratios are to it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DUR="${1:-10}"
@@ -77,7 +78,9 @@ http://bench.test:$CADDY {
 }
 CONF
 
-declare -A RPS P50 P99 CPU
+ALL_PEERS="nginx haproxy caddy svc-proxy svc-proxy-2w svc-proxy-10k svc-proxy-10k-nc"
+PEER_LIST="nginx $(echo "${PEERS:-$ALL_PEERS}" | tr ' ' '\n' | grep -vx nginx | tr '\n' ' ')"
+declare -A RPS P50 P99 CPU RSS
 run_wrk() { # name port pid
   local name=$1 port=$2 pid=$3 before after out reqs
   wrk -t2 -c64 -d2s -H 'Host: bench.test' "http://127.0.0.1:$port/" >/dev/null 2>&1 || true
@@ -89,6 +92,7 @@ run_wrk() { # name port pid
   P50[$name]=$(echo "$out" | awk '$1=="50%"{print $2}')
   P99[$name]=$(echo "$out" | awk '$1=="99%"{print $2}')
   CPU[$name]=$(awk -v t=$((after - before)) -v r="$reqs" -v c="$CLK" 'BEGIN{ printf "%.1f", (t / c) * 1e6 / r }')
+  RSS[$name]=$(( $(rss_kb "$pid") / 1024 ))
   if echo "$out" | grep -q 'Non-2xx'; then echo "WARNING: $name answered non-2xx: $(echo "$out" | grep Non-2xx)" >&2; fi
 }
 idle_mem() { # pid port -> KB per 1000 idle connections
@@ -118,7 +122,7 @@ start_peer() { # name; sets PEER_PID (no command substitution: its subshell woul
 }
 port_of() { case $1 in nginx) echo $NGINX;; haproxy) echo $HAPROXY;; caddy) echo $CADDY;; *) echo $SVC;; esac; }
 
-for name in nginx haproxy caddy svc-proxy svc-proxy-2w svc-proxy-10k svc-proxy-10k-nc; do
+for name in $PEER_LIST; do
   start_peer "$name"; pid=$PEER_PID; PIDS+=("$pid")
   port=$(port_of "$name")
   wait_port "$port"
@@ -132,12 +136,13 @@ done
 
 echo
 echo "wrk -t2 -c64 -d${DUR}s, 100-byte body, Host: bench.test ($(nproc) cores shared by wrk, backend and proxy)"
-printf '%-14s %10s %9s %9s %14s %9s %16s\n' proxy req/s p50 p99 cpu_us/req vs_nginx rss_kb/1000idle
-for name in nginx haproxy caddy svc-proxy svc-proxy-2w svc-proxy-10k svc-proxy-10k-nc; do
+printf '%-16s %10s %9s %9s %14s %9s %16s %14s\n' proxy req/s p50 p99 cpu_us/req vs_nginx rss_kb/1000idle rss_mb_loaded
+for name in $PEER_LIST; do
   ratio=$(awk -v a="${RPS[$name]}" -v b="${RPS[nginx]}" 'BEGIN{ printf "%.2f", a / b }')
-  printf '%-14s %10s %9s %9s %14s %9s %16s\n' "$name" "${RPS[$name]}" "${P50[$name]}" "${P99[$name]}" "${CPU[$name]}" "$ratio" "${MEM[$name]}"
+  printf '%-16s %10s %9s %9s %14s %9s %16s %14s\n' "$name" "${RPS[$name]}" "${P50[$name]}" "${P99[$name]}" "${CPU[$name]}" "$ratio" "${MEM[$name]}" "${RSS[$name]}"
 done
-echo "10,000 routes vs 10 (svc-proxy, 1 worker): $(awk -v a="${RPS[svc-proxy-10k]}" -v b="${RPS[svc-proxy]}" 'BEGIN{ printf "%.3f", a / b }') x throughput with a health checker per route," \
+[ -n "${RPS[svc-proxy]:-}" ] && [ -n "${RPS[svc-proxy-10k]:-}" ] && [ -n "${RPS[svc-proxy-10k-nc]:-}" ] || exit 0
+echo "10,000 routes vs 10 (svc-proxy, 1 worker): $(awk -v a="${RPS[svc-proxy-10k]}" -v b="${RPS[svc-proxy]}" 'BEGIN{ printf "%.3f", a / b }') x throughput with active checks (shared per backend)," \
   "$(awk -v a="${RPS[svc-proxy-10k-nc]}" -v b="${RPS[svc-proxy]}" 'BEGIN{ printf "%.3f", a / b }') x without active checks (10k-nc)"
 echo "route table alone (in process, best of 7 interleaved rounds):"
 node --import tsx bench/proxy/route-table.ts
