@@ -14,10 +14,10 @@ import { cleanupNamespaces, docker, testSpec, uniqueNamespace } from './schedule
 const namespaces: string[] = [];
 const servers: TestServer[] = [];
 
+/** One namespace (so one Docker network) for the whole file: networks come from a small shared address pool. */
 function ns(): string {
-  const name = uniqueNamespace();
-  namespaces.push(name);
-  return name;
+  if (namespaces.length === 0) namespaces.push(uniqueNamespace());
+  return namespaces[0] ?? '';
 }
 
 async function server(env: Record<string, string> = {}): Promise<TestServer> {

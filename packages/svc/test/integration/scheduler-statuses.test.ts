@@ -14,10 +14,10 @@ import { SchedulerHarness, WORKER_COMMAND, cleanupNamespaces, docker, testSpec, 
 const namespaces: string[] = [];
 let h: SchedulerHarness;
 
+/** One namespace (so one Docker network) for the whole file: networks come from a small shared address pool. */
 function ns(): string {
-  const name = uniqueNamespace();
-  namespaces.push(name);
-  return name;
+  if (namespaces.length === 0) namespaces.push(uniqueNamespace());
+  return namespaces[0] ?? '';
 }
 
 function outbox(kind: string, deploymentId: string): Record<string, unknown>[] {
