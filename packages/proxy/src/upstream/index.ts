@@ -8,6 +8,7 @@ export {
   type UpstreamRegistryOptions,
 } from './registry.js';
 export {
+  createHealthCheckHub,
   DEFAULT_HEALTH_CHECK,
   defaultProbe,
   httpProbe,
@@ -16,5 +17,7 @@ export {
   tcpProbe,
   type ActiveCheckOptions,
   type ActiveChecks,
+  type HealthCheckHub,
+  type HealthSubscription,
   type Probe,
 } from './health.js';
