@@ -5,6 +5,8 @@
 //    restart without live-restore does — and then restored. Passes are skipped while the daemon cannot be
 //    listed (never planned on an empty observation), the event stream reconnects, and the deployment converges
 //    back to its replicas. Other tests sharing dockerd are not disturbed.
+//    The same relay answers the namespace network creation with a daemon error (the address pool exhausted,
+//    as happened for real on the shared test host) to reach `network_error` deterministically.
 // 2. SVC_TEST_DOCKERD_RESTART=1 only: a REAL restart of dockerd (stopped by pid and started again the way
 //    scripts/install-deps.sh does, then waiting until `docker info` answers). It disturbs every other test using
 //    dockerd at the same time, so it is opt-in; run it alone.
@@ -27,6 +29,8 @@ const namespaces: string[] = [];
 class SocketRelay {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
+  /** While set, `POST .../networks/create` is answered by the relay with this daemon error instead of dockerd. */
+  refuseNetworkCreate: string | null = null;
   constructor(readonly path: string) {}
 
   async up(): Promise<void> {
@@ -41,7 +45,17 @@ class SocketRelay {
       };
       client.on('error', drop).on('close', drop);
       upstream.on('error', drop).on('close', drop);
-      client.pipe(upstream).pipe(client);
+      client.on('data', (chunk: Buffer) => {
+        const head = chunk.subarray(0, 200).toString('latin1');
+        if (this.refuseNetworkCreate !== null && /^POST \S*\/networks\/create/.test(head)) {
+          const body = JSON.stringify({ message: this.refuseNetworkCreate });
+          client.end(`HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+          upstream.destroy();
+          return;
+        }
+        upstream.write(chunk);
+      });
+      upstream.pipe(client);
     });
     await new Promise<void>((resolve) => server.listen(this.path, resolve));
     this.server = server;
@@ -98,6 +112,34 @@ test('daemon unreachable while its containers die, then back: passes are skipped
     );
     assert.equal(h.get(d.id).status, 'running');
     assert.equal(h.get(d.id).restart_count, 2, 'the two deaths count as unplanned exits');
+  } finally {
+    await h.close();
+    await relay.down();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the namespace network cannot be created → network_error (host), retried with backoff; once it can, the deployment runs', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-d2t-relay-'));
+  const relay = new SocketRelay(join(dir, 'docker.sock'));
+  relay.refuseNetworkCreate = 'could not find an available, non-overlapping IPv4 address pool among the defaults to assign to the network';
+  await relay.up();
+  const h = SchedulerHarness.create({ intervalMs: 1_000, runtime: createDockerRuntime({ socketPath: relay.path }) });
+  try {
+    h.scheduler.start();
+    const namespace = uniqueNamespace();
+    namespaces.push(namespace);
+    const d = h.deploy(testSpec(namespace, { name: 'nonet' }));
+    assert.equal(await h.waitFor(d.id, ['network_error', 'running']), 'network_error');
+    assert.ok(h.reasons(d.id).includes('NetworkError'));
+    const error = h.db.prepare("SELECT payload FROM events WHERE kind = 'deployment.error' AND deployment_id = ?").get(d.id) as { payload: string };
+    const payload = JSON.parse(error.payload) as Record<string, unknown>;
+    assert.equal(payload.reason, 'network_error');
+    assert.equal(payload.category, 'host');
+    assert.match(String(payload.message), /svc_/);
+    assert.equal(h.get(d.id).retry_count, 1);
+    relay.refuseNetworkCreate = null;
+    assert.equal(await h.waitFor(d.id, ['running'], 40_000), 'running', 'the retry after 10 s succeeds');
   } finally {
     await h.close();
     await relay.down();
