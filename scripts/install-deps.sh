@@ -21,7 +21,9 @@ fi
 
 if ! docker info >/dev/null 2>&1; then
   echo "starting dockerd"
-  (dockerd >/var/log/dockerd.log 2>&1 &)
+  # Every svc namespace is a bridge network of its own; Docker's default pools hold only ~31 networks, which a
+  # test run (and a busy host) outgrows. /24 networks carved from 172.20.0.0/14 give room for 1,024.
+  (dockerd --default-address-pool base=172.20.0.0/14,size=24 >/var/log/dockerd.log 2>&1 &)
   for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
   docker info >/dev/null 2>&1 || { echo "dockerd did not start; see /var/log/dockerd.log" >&2; exit 1; }
 fi
