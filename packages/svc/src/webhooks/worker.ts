@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
 import { settle, leaseExpiry, type AttemptOutcome } from './policy.js';
-import { claimDue, nextDueAt, pruneDelivered, reclaimForeignLeases, settleDeliveries, type ClaimedDelivery, type SettledDelivery } from './queue.js';
+import { claimDue, nextDueAt, pruneDelivered, reclaimForeignLeases, settleDeliveries, type Claim, type ClaimedDelivery, type SettledDelivery } from './queue.js';
 import { createSender, type Sender } from './sender.js';
 import { deliveryHeaders, deliveryId } from './signer.js';
 import type { DeliverySettings } from './settings.js';
@@ -93,27 +93,46 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     idleTimer.unref();
   }
 
-  function flush(): void {
-    if (results.length === 0) return;
+  /** Records the buffered results; with `claim`, claims in the SAME transaction (one commit per refill). */
+  function flushAndClaim(claim: { limit: number } | null): Claim {
     const batch = results;
     results = [];
-    settleDeliveries(db, id, batch);
+    let claimed: Claim = { claimed: [], capped: false };
+    try {
+      db.transaction(() => {
+        settleDeliveries(db, id, batch);
+        if (claim) {
+          const at = now();
+          claimed = claimDue(db, id, at, leaseExpiry(at, settings.policy), claim.limit, perWebhook, settings.perWebhookConcurrency);
+        }
+      }).immediate();
+    } catch (error) {
+      // Not recorded: keep them for the next try (their leases keep them from being sent meanwhile).
+      results = batch.concat(results);
+      throw error;
+    }
     for (const { eventId, webhookId, settlement } of batch) {
       if (settlement.status === 'dead') log.warn({ webhook_id: webhookId, event_id: eventId, last_error: settlement.lastError }, 'webhook delivery dead-lettered');
     }
+    return claimed;
+  }
+
+  function flush(): void {
+    if (results.length > 0) flushAndClaim(null);
   }
 
   function pump(): void {
     pumpScheduled = false;
     try {
-      flush();
-      if (stopping) return;
       const free = settings.concurrency - inFlight.size;
-      if (free <= 0) return; // a completion schedules the next pump
+      if (stopping || free <= 0) {
+        // A completion schedules the next pump; results are recorded now all the same.
+        flush();
+        return;
+      }
       lastRefill = performance.now();
-      const at = now();
       const requested = Math.min(free, CLAIM_BATCH);
-      const { claimed, capped } = claimDue(db, id, at, leaseExpiry(at, settings.policy), requested, perWebhook, settings.perWebhookConcurrency);
+      const { claimed, capped } = flushAndClaim({ limit: requested });
       for (const delivery of claimed) start(delivery);
       if (inFlight.size >= settings.concurrency) return;
       // A full batch, or rows left for webhooks at their bound: other webhooks may have due rows behind them.
