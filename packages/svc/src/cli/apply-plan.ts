@@ -72,12 +72,16 @@ export function planDeployment(body: DeploymentBody, existing: ApiRecord | undef
 /** Outcome of waiting for a deployment after it was posted. */
 export type Settled = 'ok' | 'failed' | 'pending';
 
-const SUCCESS = ['running', 'completed'];
 // Terminal per the spec, plus `deleted` (someone or a health check removed it while we waited).
 const FAILURE = ['failed', 'crash_loop_back_off', 'insufficient_resources', 'deleted'];
 
-export function settled(status: string): Settled {
-  if (SUCCESS.includes(status)) return 'ok';
+/**
+ * A worker has arrived when it is `running`. A job runs to completion, so `apply` waits for its outcome:
+ * `completed` is success and `running` is still in progress (otherwise a job that fails a moment later would be
+ * reported as applied).
+ */
+export function settled(status: string, kind: string = 'worker'): Settled {
+  if (status === 'completed' || (status === 'running' && kind !== 'job')) return 'ok';
   if (FAILURE.includes(status)) return 'failed';
   return 'pending';
 }

@@ -162,3 +162,33 @@ export class Terminals {
     }
   }
 }
+
+/**
+ * Removes what the server created in Docker for these namespaces: containers `<ns>_*` and the bridge network
+ * `svc_<ns>`. Networks are never removed by the server, and Docker's address pools run out after ~30 of them,
+ * which would break every other test on the machine.
+ */
+export async function removeDockerLeftovers(namespaces: readonly string[]): Promise<void> {
+  const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    let left = 0;
+    for (const ns of namespaces) {
+      for (const id of docker('ps', '-aq', '--filter', `name=${ns}_`).split('\n').filter(Boolean)) {
+        try {
+          docker('rm', '-f', id);
+        } catch {
+          left += 1; // already being removed by the scheduler
+        }
+      }
+      if (docker('network', 'ls', '-q', '--filter', `name=^svc_${ns}$`).trim() !== '') {
+        try {
+          docker('network', 'rm', `svc_${ns}`);
+        } catch {
+          left += 1; // a container is still attached
+        }
+      }
+    }
+    if (left === 0) return;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}

@@ -2,12 +2,11 @@
 // secrets (incl. referrers), configs, webhooks, users, tokens. Exit codes 0/1/2/4/5 and JSON that parses.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUSYBOX_IMAGE, ensureBusyboxImage } from '../support/busybox-image.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { ANSI, cliEnv, errorLine, type CliEnv } from './cli-helpers.js';
+import { ANSI, cliEnv, errorLine, removeDockerLeftovers, type CliEnv } from './cli-helpers.js';
 
 let server: TestServer;
 let cli: CliEnv;
@@ -23,16 +22,11 @@ before(async () => {
 after(async () => {
   try {
     await cli?.run(['namespace', 'prune', SEC_NS, '--all']);
-    for (const id of execFileSync('docker', ['ps', '-aq', '--filter', `name=${SEC_NS}_`], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
-      try {
-        execFileSync('docker', ['rm', '-f', id], { stdio: 'ignore' });
-      } catch {
-        // already being removed by the scheduler
-      }
-    }
   } finally {
     cli?.close();
     await server?.close();
+    // With the server stopped nothing re-creates them.
+    await removeDockerLeftovers([SEC_NS]);
   }
 });
 

@@ -74,8 +74,12 @@ test('sameValue / containedIn treat empty forms alike', () => {
   assert.ok(!containedIn([], [1]));
 });
 
-test('settled: running and completed are success; terminal failures fail; retried states wait', () => {
+test('settled: running (worker) and completed are success; a running job still waits; failures fail; retried states wait', () => {
   assert.equal(settled('running'), 'ok');
+  assert.equal(settled('running', 'worker'), 'ok');
+  assert.equal(settled('running', 'job'), 'pending');
+  assert.equal(settled('completed', 'job'), 'ok');
+  assert.equal(settled('failed', 'job'), 'failed');
   assert.equal(settled('completed'), 'ok');
   for (const s of ['failed', 'crash_loop_back_off', 'insufficient_resources', 'deleted']) assert.equal(settled(s), 'failed');
   for (const s of ['pending', 'creating', 'image_pull_back_off', 'error']) assert.equal(settled(s), 'pending');

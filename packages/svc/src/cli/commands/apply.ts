@@ -184,7 +184,7 @@ async function waitFor(ctx: CommandContext, client: ApiClient, posted: { body: D
       ctx.out.stderr.write(`  ${label}: ${paint(status, statusColor(status), ctx.out.colorErr)}\n`);
       last = status;
     }
-    const state = settled(status);
+    const state = settled(status, posted.body.kind);
     if (state === 'ok') return { label, exitCode: 0, summary: `${label}: ${posted.verb}, ${status} (${posted.id})` };
     if (state === 'failed') {
       const reason = await lastError(client, posted.id);
