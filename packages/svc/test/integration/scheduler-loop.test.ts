@@ -88,6 +88,23 @@ test('slow creations: many passes in the meantime create nothing twice; one list
   });
 });
 
+test('containers listed as created while their creation runs are neither counted twice nor removed as leftovers', async () => {
+  await withRig({ createDelayMs: () => 250, visibleWhileCreating: true, listDelayMs: 120 }, async (rig) => {
+    const ids = Array.from({ length: 6 }, (_, k) => rig.deploy(`v${k}`, { replicas: 2 }).id);
+    rig.scheduler.handle.nudge();
+    for (let k = 0; k < 12; k += 1) {
+      await rig.scheduler.reconcileNow();
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    await until('all running', () => ids.every((id) => rig.status(id) === 'running'));
+    await rig.scheduler.reconcileNow();
+    await rig.scheduler.settled();
+    assert.equal(rig.runtime.calls.create, 12, 'exactly one creation per replica');
+    assert.equal(rig.runtime.calls.remove, 0, 'nothing removed as excess or as a leftover');
+    assert.equal(rig.runtime.instances.size, 12);
+  });
+});
+
 test('a slow image never delays other deployments', async () => {
   await withRig({ createDelayMs: (image) => (image === 'slow:1' ? 4_000 : 0) }, async (rig) => {
     const slow = rig.deploy('slow', { image: 'slow:1' });

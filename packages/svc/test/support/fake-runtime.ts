@@ -18,6 +18,10 @@ export interface FakeRuntimeOptions {
   createDelayMs?: (image: string) => number;
   /** Throw this from create() for an image. */
   failure?: (image: string) => RuntimeError | null;
+  /** Like dockerd: the container is listed (state `created`) while create() is still running. */
+  visibleWhileCreating?: boolean;
+  /** list() takes a snapshot at the call and answers this much later (a busy daemon). */
+  listDelayMs?: number;
 }
 
 export class FakeRuntime implements Runtime {
@@ -53,19 +57,35 @@ export class FakeRuntime implements Runtime {
   async list(): Promise<ObservedInstance[]> {
     this.calls.list += 1;
     if (this.listFailure !== null) throw this.listFailure;
-    return [...this.instances.values()].map((i) => ({ ...i }));
+    const snapshot = [...this.instances.values()].map((i) => ({ ...i }));
+    const delay = this.options.listDelayMs ?? 0;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    return snapshot;
   }
 
   async create(spec: InstanceSpec): Promise<ObservedInstance> {
     this.calls.create += 1;
     this.concurrentCreates += 1;
     this.maxConcurrentCreates = Math.max(this.maxConcurrentCreates, this.concurrentCreates);
+    const name = `${spec.namespace}_${spec.name}_${randomBytes(4).toString('hex')}`;
+    const early = this.options.visibleWhileCreating
+      ? this.seed(spec.deploymentId, spec.specHash, { name, state: 'created', startedAt: null })
+      : null;
     try {
       const delay = this.options.createDelayMs?.(spec.image) ?? 0;
       if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
       const failure = this.options.failure?.(spec.image) ?? null;
-      if (failure !== null) throw failure;
-      return this.seed(spec.deploymentId, spec.specHash, { name: `${spec.namespace}_${spec.name}_${randomBytes(4).toString('hex')}` });
+      if (failure !== null) {
+        if (early !== null) this.instances.delete(early.id);
+        throw failure;
+      }
+      if (early !== null) {
+        if (!this.instances.has(early.id)) throw new RuntimeError('create_container_error', 'transient', 'removed while being created');
+        const started: ObservedInstance = { ...early, state: 'running', startedAt: new Date().toISOString() };
+        this.instances.set(early.id, started);
+        return { ...started };
+      }
+      return this.seed(spec.deploymentId, spec.specHash, { name });
     } finally {
       this.concurrentCreates -= 1;
     }
