@@ -134,6 +134,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const followers = new Set<Promise<unknown>>();
   const probing = new Set<string>();
   const orphansReported = new Set<string>();
+  /** Runtimes whose last list failed (the warning is logged once per outage). */
+  const unreachable = new Set<string>();
   const lastProbe = new Map<string, number>();
   const specHashes = new Map<string, { spec: DeploymentRecord['spec']; hash: string }>();
 
@@ -231,9 +233,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           instances.push(instance);
           owners.set(instance.id, runtime);
         }
+        if (unreachable.delete(runtime.name)) log.info(`scheduler: ${runtime.name} reachable again, reconciling`);
       } catch (error) {
-        // Planning on a partial observation would create duplicates: skip the pass, the tick retries.
-        log.warn(`scheduler: ${runtime.name} list failed, pass skipped: ${errorMessage(error)}`);
+        // Planning on a partial observation would create duplicates: skip the pass, the tick retries. Logged
+        // once per outage, not at every tick.
+        if (!unreachable.has(runtime.name)) log.warn(`scheduler: ${runtime.name} list failed, pass skipped until it answers: ${errorMessage(error)}`);
+        unreachable.add(runtime.name);
         return null;
       }
     }
