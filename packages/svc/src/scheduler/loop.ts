@@ -262,16 +262,19 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       if (removal.completedEpoch !== null && removal.completedEpoch < startEpoch) removals.delete(id);
     }
 
-    observed = seen.instances;
+    // What the plan, the probes, the metrics and the API (instancesOf) see: the list, corrected for creations
+    // in flight.
+    const view = planView(seen.instances);
+    observed = view;
     observedByDeployment = new Map();
-    for (const instance of observed) {
+    for (const instance of view) {
       const list = observedByDeployment.get(instance.deploymentId);
       if (list === undefined) observedByDeployment.set(instance.deploymentId, [instance]);
       else list.push(instance);
     }
     runtimeOf.clear();
     for (const [id, runtime] of seen.owners) runtimeOf.set(id, runtime);
-    const present = new Set(observed.map((i) => i.id));
+    const present = new Set(view.map((i) => i.id));
     tracker.retain(present);
     for (const key of lastProbe.keys()) if (!present.has(key.slice(0, key.lastIndexOf(':')))) lastProbe.delete(key);
     for (const id of stats.keys()) if (!present.has(id)) stats.delete(id);
@@ -292,7 +295,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     const at = now();
     const actions = plan({
       deployments,
-      observed: planView(observed),
+      observed: view,
       health: tracker.snapshot(),
       inFlight: {
         creations: [...creations.values()].filter((c) => c.completedEpoch === null).map((c) => ({ deploymentId: c.deploymentId })),

@@ -94,7 +94,8 @@ test('/metrics: per-deployment series and svc_runtime_last_refresh_seconds, refr
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
       text = (await s.request('GET', '/metrics', { token: null })).text;
-      if (new RegExp(`svc_deployment_memory_limit_bytes\\{${labels}\\} [1-9]`).test(text)) break;
+      // Both instances refreshed (a refresh may have run while only the first one was up).
+      if (new RegExp(`svc_deployment_memory_limit_bytes\\{${labels}\\} ${2 * 64 * 1024 * 1024}\\n`).test(text)) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     assert.match(text, new RegExp(`svc_deployment_instances\\{${labels}\\} 2\\n`));
