@@ -14,7 +14,7 @@ import { idParamsSchema, type IdParams } from './resource-common.js';
 import { booleanQuery, integerQuery, loadDeployment, singleQuery } from './deployment-common.js';
 import { HANDLER_TIMEOUT_MS } from '../server/handler-timeout.js';
 import type { LogLine, LogQuery, ObservedInstance, Runtime } from '../runtime/runtime.js';
-import { getDeployment } from '../store/deployments.js';
+import { deploymentExists } from '../store/deployments.js';
 
 export const DEFAULT_LOG_TAIL = 100;
 export const MAX_LOG_TAIL = 10_000;
@@ -244,7 +244,7 @@ async function follow(
   while (!signal.aborted) {
     // Once the scheduler has purged the deployment nothing can ever log again: end the stream, as `kubectl logs -f`
     // ends when its pod is gone (a client that reconnects then gets a 404).
-    if (getDeployment(deps.db, deploymentId) === null) {
+    if (!deploymentExists(deps.db, deploymentId)) {
       await Promise.allSettled([...pumps]);
       await events.comment('deployment deleted').catch(() => undefined);
       return;

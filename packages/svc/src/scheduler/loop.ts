@@ -20,6 +20,7 @@ import type { Db } from '../store/db.js';
 import {
   appendEvent,
   appendHealthResult,
+  deploymentExists,
   getDeployment,
   listDeployments,
   purgeDeployment,
@@ -138,6 +139,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const unreachable = new Set<string>();
   const lastProbe = new Map<string, number>();
   const specHashes = new Map<string, { spec: DeploymentRecord['spec']; hash: string }>();
+  /** Rows skipped as unreadable (logged once each, by id: the spec text may hold a password). */
+  const unreadableReported = new Set<string>();
 
   /** Latest observation, for the API (instancesOf) and the metrics. */
   let observed: ObservedInstance[] = [];
@@ -279,7 +282,14 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     for (const key of lastProbe.keys()) if (!present.has(key.slice(0, key.lastIndexOf(':')))) lastProbe.delete(key);
     for (const id of stats.keys()) if (!present.has(id)) stats.delete(id);
 
-    const records = listDeployments(db);
+    const unreadable = new Set<string>();
+    const records = listDeployments(db, {}, (error) => {
+      unreadable.add(error.deploymentId);
+      if (unreadableReported.has(error.deploymentId)) return;
+      unreadableReported.add(error.deploymentId);
+      log.error(`scheduler: ${error.message}; skipped until the row is fixed`);
+    });
+    for (const id of unreadableReported) if (!unreadable.has(id)) unreadableReported.delete(id);
     const known = new Set(records.map((r) => r.id));
     removeLeftovers(known);
     for (const id of orphansReported) if (!present.has(id)) orphansReported.delete(id);
@@ -537,7 +547,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
             probeBound
               .run(() => runProbe(check, instance, runtime))
               .then((result) => {
-                if (stopped || getDeployment(db, record.id) === null) return;
+                if (stopped || !deploymentExists(db, record.id)) return;
                 appendHealthResult(
                   db,
                   {
@@ -619,7 +629,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     while (!signal.aborted) {
       try {
         for await (const event of runtime.events(signal)) {
-          if (event.action === 'start' && !stopped && getDeployment(db, event.deploymentId) !== null) {
+          if (event.action === 'start' && !stopped && deploymentExists(db, event.deploymentId)) {
             appendEvent(db, {
               deploymentId: event.deploymentId,
               level: 'info',

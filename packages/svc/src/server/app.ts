@@ -3,6 +3,7 @@
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { ApiDeps, RouteAuth } from '../api/context.js';
 import { ApiProblem, sendProblem } from '../api/problem.js';
+import { UnreadableDeploymentError } from '../store/deployments.js';
 import { registerAuthHook } from '../api/auth-hook.js';
 import { KdfBusyError } from '../crypto/password.js';
 import { ROUTE_MODULES } from '../api/routes.js';
@@ -107,6 +108,11 @@ export function buildApp(deps: ApiDeps, options: AppOptions): FastifyInstance {
 
   app.setErrorHandler((error: FastifyError | ApiProblem, request, reply) => {
     if (error instanceof ApiProblem) return sendProblem(reply, error);
+    if (error instanceof UnreadableDeploymentError) {
+      // A row written by hand or by another version: a clear 500 naming the deployment (never its spec).
+      request.log.error({ deployment: error.deploymentId, reason: error.reason }, 'unreadable deployment row');
+      return sendProblem(reply, new ApiProblem(500, error.message));
+    }
     if (error instanceof KdfBusyError) {
       return sendProblem(reply.header('Retry-After', '1'), new ApiProblem(503, 'too many logins in progress; retry shortly'));
     }

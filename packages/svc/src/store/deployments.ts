@@ -7,7 +7,9 @@
 // enqueues the plan's events itself — inside ONE transaction of its own (scheduler/executor.ts).
 import { randomUUID } from 'node:crypto';
 import {
+  RUNTIMES,
   isDeploymentStatus,
+  isKind,
   publicSpec,
   type Deployment,
   type DeploymentInstance,
@@ -66,10 +68,51 @@ const COLUMNS =
   'id, spec, status, restart_count, parent_id, image_digest, created_at, updated_at, retry_count, status_since, backoff_until, force';
 
 /**
+ * A row this server cannot read (spec not JSON, not the shape createDeployment writes, unknown status): written
+ * by hand or by another version. The message names the deployment, never the spec text (it may hold a registry
+ * password). The scheduler skips such rows; the API answers a 500 problem for them.
+ */
+export class UnreadableDeploymentError extends Error {
+  constructor(
+    readonly deploymentId: string,
+    readonly reason: string,
+  ) {
+    super(`deployment ${deploymentId} is stored in a form this server cannot read (${reason})`);
+    this.name = 'UnreadableDeploymentError';
+  }
+}
+
+/**
  * The spec column is written only by createDeployment, from a spec validateDeployment produced, and never
  * updated. Parsed specs are cached per row (immutable), so a scheduler pass over 500 rows parses nothing twice.
  */
 const specCache = new WeakMap<Db, Map<string, { text: string; spec: DeploymentSpec }>>();
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * What the scheduler and the API dereference without looking: a row edited by hand must fail here, with the
+ * deployment id, instead of deep inside a pass. Not a second validation of every rule (createDeployment stores
+ * only validated specs); only the shape.
+ */
+function specShapeProblem(value: unknown): string | null {
+  if (!isObject(value)) return 'spec is not an object';
+  for (const key of ['name', 'namespace', 'image'] as const) if (typeof value[key] !== 'string') return `spec.${key} is not a string`;
+  if (!isRuntimeName(value.runtime)) return 'spec.runtime is unknown';
+  if (!isKind(value.kind)) return 'spec.kind is unknown';
+  if (typeof value.replicas !== 'number' || !Number.isSafeInteger(value.replicas)) return 'spec.replicas is not an integer';
+  for (const key of ['ports', 'volumes', 'health_checks'] as const) if (!Array.isArray(value[key])) return `spec.${key} is not an array`;
+  for (const key of ['config', 'labels', 'environment', 'resources', 'network'] as const) {
+    if (!isObject(value[key])) return `spec.${key} is not an object`;
+  }
+  if (value.command !== undefined && !Array.isArray(value.command)) return 'spec.command is not an array';
+  return null;
+}
+
+function isRuntimeName(value: unknown): boolean {
+  return typeof value === 'string' && (RUNTIMES as readonly string[]).includes(value);
+}
 
 function parseSpec(db: Db, id: string, text: string): DeploymentSpec {
   let cache = specCache.get(db);
@@ -79,18 +122,22 @@ function parseSpec(db: Db, id: string, text: string): DeploymentSpec {
   }
   const hit = cache.get(id);
   if (hit && hit.text === text) return hit.spec;
-  const parsed: unknown = JSON.parse(text);
-  if (typeof parsed !== 'object' || parsed === null || typeof (parsed as { name?: unknown }).name !== 'string') {
-    throw new Error(`deployment ${id}: stored spec is not an object`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UnreadableDeploymentError(id, 'spec is not JSON');
   }
-  // Written from a validated DeploymentSpec by createDeployment (see above); never edited afterwards.
-  const spec = parsed as DeploymentSpec;
+  const problem = specShapeProblem(parsed);
+  if (problem !== null) throw new UnreadableDeploymentError(id, problem);
+  // Written from a validated DeploymentSpec by createDeployment (see above), shape checked; never edited afterwards.
+  const spec = parsed as unknown as DeploymentSpec;
   cache.set(id, { text, spec });
   return spec;
 }
 
 function toRecord(db: Db, row: DeploymentRow): DeploymentRecord {
-  if (!isDeploymentStatus(row.status)) throw new Error(`deployment ${row.id}: unknown status '${row.status}'`);
+  if (!isDeploymentStatus(row.status)) throw new UnreadableDeploymentError(row.id, 'unknown status');
   return {
     id: row.id,
     spec: parseSpec(db, row.id, row.spec),
@@ -105,6 +152,28 @@ function toRecord(db: Db, row: DeploymentRow): DeploymentRecord {
     backoff_until: row.backoff_until,
     force: row.force !== 0,
   };
+}
+
+/** Called for each row a listing skipped because it cannot be read. */
+export type UnreadableRowHandler = (error: UnreadableDeploymentError) => void;
+
+/** Records of the rows that can be read; the others go to `onUnreadable` (a listing never fails for one bad row). */
+function readableRecords(db: Db, rows: readonly DeploymentRow[], onUnreadable: UnreadableRowHandler | undefined): DeploymentRecord[] {
+  const records: DeploymentRecord[] = [];
+  for (const row of rows) {
+    try {
+      records.push(toRecord(db, row));
+    } catch (error) {
+      if (!(error instanceof UnreadableDeploymentError)) throw error;
+      onUnreadable?.(error);
+    }
+  }
+  return records;
+}
+
+/** Whether a row with this id exists, readable or not (no spec parsing). */
+export function deploymentExists(db: Db, id: string): boolean {
+  return prepared<[string], { one: number }>(db, 'SELECT 1 AS one FROM deployments WHERE id = ?').get(id) !== undefined;
 }
 
 export interface NewDeployment {
@@ -156,6 +225,7 @@ export function applyDeployment(db: Db, spec: DeploymentSpec, force: boolean, no
   })();
 }
 
+/** Null when unknown; throws UnreadableDeploymentError when the row exists but cannot be read. */
 export function getDeployment(db: Db, id: string): DeploymentRecord | null {
   const row = prepared<[string], DeploymentRow>(db, `SELECT ${COLUMNS} FROM deployments WHERE id = ?`).get(id);
   return row ? toRecord(db, row) : null;
@@ -174,11 +244,10 @@ export function findActiveByName(db: Db, namespace: string, name: string): Deplo
   return row ? toRecord(db, row) : null;
 }
 
-/** Deployments whose `parent_id` is `parentId` (the children of a rolling update), oldest first. */
-export function listChildren(db: Db, parentId: string): DeploymentRecord[] {
-  return prepared<[string], DeploymentRow>(db, `SELECT ${COLUMNS} FROM deployments WHERE parent_id = ? ORDER BY created_at, rowid`)
-    .all(parentId)
-    .map((row) => toRecord(db, row));
+/** Deployments whose `parent_id` is `parentId` (the children of a rolling update), oldest first; unreadable ones skipped. */
+export function listChildren(db: Db, parentId: string, onUnreadable?: UnreadableRowHandler): DeploymentRecord[] {
+  const rows = prepared<[string], DeploymentRow>(db, `SELECT ${COLUMNS} FROM deployments WHERE parent_id = ? ORDER BY created_at, rowid`).all(parentId);
+  return readableRecords(db, rows, onUnreadable);
 }
 
 /**
@@ -188,10 +257,17 @@ export function listChildren(db: Db, parentId: string): DeploymentRecord[] {
 export function rolloutFamily(db: Db, id: string): DeploymentRecord[] {
   const self = getDeployment(db, id);
   if (self === null) return [];
-  const family = [self, ...listChildren(db, id)];
+  const family = [self, ...listChildren(db, id, () => undefined)];
   const seen = new Set(family.map((d) => d.id));
   for (let parentId = self.parent_id; parentId !== null && !seen.has(parentId); ) {
-    const parent = getDeployment(db, parentId);
+    let parent: DeploymentRecord | null;
+    try {
+      parent = getDeployment(db, parentId);
+    } catch (error) {
+      // An unreadable ancestor serves nothing this server could drain: the family ends there.
+      if (error instanceof UnreadableDeploymentError) break;
+      throw error;
+    }
     if (parent === null) break;
     seen.add(parent.id);
     family.push(parent);
@@ -209,8 +285,11 @@ export interface DeploymentFilter {
   kinds?: readonly Kind[];
 }
 
-/** Oldest first (creation order), which is also the order the scheduler reconciles in. */
-export function listDeployments(db: Db, filter: DeploymentFilter = {}): DeploymentRecord[] {
+/**
+ * Oldest first (creation order), which is also the order the scheduler reconciles in. Rows that cannot be read
+ * are left out and passed to `onUnreadable`, so one bad row never hides (or stops reconciling) the others.
+ */
+export function listDeployments(db: Db, filter: DeploymentFilter = {}, onUnreadable?: UnreadableRowHandler): DeploymentRecord[] {
   const where: string[] = [];
   const params: string[] = [];
   const inList = (column: string, values: readonly string[] | null | undefined) => {
@@ -224,9 +303,7 @@ export function listDeployments(db: Db, filter: DeploymentFilter = {}): Deployme
   if (filter.kinds && filter.kinds.length > 0) inList('kind', filter.kinds);
   const sql = `SELECT ${COLUMNS} FROM deployments ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
                ORDER BY created_at, rowid`;
-  return prepared<string[], DeploymentRow>(db, sql)
-    .all(...params)
-    .map((row) => toRecord(db, row));
+  return readableRecords(db, prepared<string[], DeploymentRow>(db, sql).all(...params), onUnreadable);
 }
 
 export interface StatusUpdate {
