@@ -165,4 +165,10 @@ export interface Runtime {
   events(signal: AbortSignal): AsyncIterable<RuntimeEvent>;
   /** Answers whether the runtime is reachable (docker daemon ping). */
   ping(): Promise<boolean>;
+  /**
+   * Frees what a namespace holds on the host while it has no instance (docker: the `svc_<namespace>` network, a
+   * subnet out of dockerd's small default pools). Best effort: never throws, keeps anything still in use, and a
+   * creation racing it must still succeed (it recreates what it finds gone). Optional to implement.
+   */
+  releaseNamespace?(namespace: string): Promise<void>;
 }

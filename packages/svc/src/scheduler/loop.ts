@@ -315,6 +315,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       ...(applyTimeoutMs !== undefined ? { applyTimeoutMs } : {}),
     });
     execute(actions, at);
+    releaseEmptiedNamespaces(actions, records, view);
 
     if (passes % TRIM_EVERY_PASSES === 0) trimHealthResults(db, HEALTH_ROWS_KEPT_PER_DEPLOYMENT);
     probeDue(records);
@@ -384,6 +385,38 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       else if (action.type === 'purge') purge(action.deploymentId);
     }
     for (const [deploymentId, count] of batches) startCreations(deploymentId, count);
+  }
+
+  /**
+   * A namespace whose last instance went with a purge of this pass gives back what it holds on the runtime (the
+   * docker namespace network: dockerd's default pools have room for about 30). Best effort and race-tolerant on
+   * the runtime side (a creation that finds the network gone recreates it), so it never fails the pass.
+   */
+  function releaseEmptiedNamespaces(actions: readonly Action[], records: readonly DeploymentRecord[], view: readonly ObservedInstance[]): void {
+    const purged = new Set<string>();
+    for (const action of actions) if (action.type === 'purge') purged.add(action.deploymentId);
+    if (purged.size === 0) return;
+    const byId = new Map(records.map((r) => [r.id, r]));
+    const inUse = new Set<string>();
+    for (const instance of view) {
+      const owner = byId.get(instance.deploymentId);
+      if (owner !== undefined && !purged.has(owner.id)) inUse.add(`${owner.spec.runtime}/${owner.spec.namespace}`);
+    }
+    for (const creation of creations.values()) {
+      const owner = byId.get(creation.deploymentId);
+      if (owner !== undefined && creation.completedEpoch === null) inUse.add(`${owner.spec.runtime}/${owner.spec.namespace}`);
+    }
+    const released = new Set<string>();
+    for (const id of purged) {
+      const record = byId.get(id);
+      if (record === undefined) continue;
+      const key = `${record.spec.runtime}/${record.spec.namespace}`;
+      if (inUse.has(key) || released.has(key)) continue;
+      released.add(key);
+      const runtime = runtimes.get(record.spec.runtime);
+      if (runtime?.releaseNamespace === undefined) continue;
+      track(runtime.releaseNamespace(record.spec.namespace));
+    }
   }
 
   /**

@@ -20,6 +20,7 @@ import {
 import { classifyDockerFailure, dockerFailureFacts, redactSecrets, type DockerPhase } from './classify.js';
 import {
   LABEL_DEPLOYMENT,
+  LABEL_NAMESPACE,
   containerCreateOptions,
   containerName,
   dockerVolumeName,
@@ -169,12 +170,22 @@ async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item:
   return results;
 }
 
+/** Creations that find their namespace network removed under them (releaseNamespace elsewhere) try again this often. */
+const MISSING_NETWORK_ATTEMPTS = 3;
+
+/** dockerd's answer to a container create or start whose network no longer exists. */
+function isMissingNetwork(error: unknown): boolean {
+  return isStatus(error, 404, 500) && /network [^ ]+ not found/i.test(dockerFailureFacts(error).message);
+}
+
 export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime {
   const docker = options.socketPath !== undefined ? new Docker({ socketPath: options.socketPath }) : new Docker();
   const initialBackoff = options.eventsInitialBackoffMs ?? 500;
   const maxBackoff = options.eventsMaxBackoffMs ?? 10_000;
   const pullTimeoutMs = options.pullTimeoutMs ?? 300_000;
   const networkInFlight = new Map<string, Promise<string>>();
+  /** Creations running in this process per namespace: releaseNamespace leaves their network alone. */
+  const creatingIn = new Map<string, number>();
   const timesCache = new Map<string, { state: string; times: InspectedTimes }>();
   let hostCapacity: Promise<HostCapacity> | null = null;
 
@@ -313,6 +324,87 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
       .catch(() => undefined);
   }
 
+  /**
+   * Creates and starts one instance. The namespace network may be removed under it (releaseNamespace of another
+   * process, or of this one between its check and our create): a create or start that finds its network gone
+   * finds or recreates the network and tries again with a new container.
+   */
+  async function createInstance(spec: InstanceSpec): Promise<ObservedInstance> {
+    const secrets = secretsOf(spec);
+    const what = `${spec.namespace}/${spec.name}`;
+    await ensureImage(spec, secrets);
+    const problem = hostCapacityProblem(spec.resources, await capacity());
+    if (problem !== null) throw new RuntimeError('insufficient_resources', 'user', `${what}: ${problem}`);
+    await ensureVolumes(spec, secrets);
+    for (let networkAttempt = 1; ; networkAttempt += 1) {
+      const networkRef = spec.networkMode === 'bridge' ? await ensureNetwork(spec.namespace) : 'host';
+      const retryOnMissingNetwork = spec.networkMode === 'bridge' && networkAttempt < MISSING_NETWORK_ATTEMPTS;
+      let container: Docker.Container | null = null;
+      for (let attempt = 0; container === null; attempt += 1) {
+        const name = containerName(spec.namespace, spec.name, randomBytes(4).toString('hex'));
+        try {
+          container = await docker.createContainer(containerCreateOptions(spec, name, networkRef));
+        } catch (error) {
+          // A random-suffix collision is retried once; any other rejection is the spec's fault or the host's.
+          if (attempt === 0 && isStatus(error, 409) && /already in use/i.test(dockerFailureFacts(error).message)) continue;
+          if (retryOnMissingNetwork && isMissingNetwork(error)) break;
+          throw fail('create', `creating container for ${what} failed`, error, secrets);
+        }
+      }
+      if (container === null) continue;
+      let started = false;
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await container.start();
+          started = true;
+          break;
+        } catch (error) {
+          // dockerd resolves the network by name at start; while a racing duplicate is being removed the name is
+          // ambiguous for a moment.
+          if (attempt < 20 && /is ambiguous/i.test(dockerFailureFacts(error).message)) {
+            if (spec.networkMode === 'bridge') await createOrFindNetwork(spec.namespace).catch(() => undefined);
+            await sleep(100);
+            continue;
+          }
+          await removeQuietly(container.id);
+          if (retryOnMissingNetwork && isMissingNetwork(error)) break;
+          throw fail('start', `starting container for ${what} failed`, error, secrets);
+        }
+      }
+      if (!started) continue;
+      try {
+        return await observe(container.id);
+      } catch (error) {
+        // An instance the caller never learns about would run unmanaged next to its replacement.
+        await removeQuietly(container.id);
+        throw fail('other', `inspecting new container for ${what} failed`, error, secrets);
+      }
+    }
+  }
+
+  /**
+   * Removes the namespace network when nothing of the namespace is left on the daemon. Containers are counted by
+   * label in every state: one created but not yet started holds no endpoint, so dockerd alone would let its
+   * network go. Any failure (in use after all, already gone, daemon down) leaves things as they are.
+   */
+  async function releaseNamespace(namespace: string): Promise<void> {
+    if (creatingIn.has(namespace) || networkInFlight.has(namespace)) return;
+    try {
+      const members = await docker.listContainers({ all: true, filters: { label: [`${LABEL_NAMESPACE}=${namespace}`] } });
+      if (members.length > 0) return;
+      for (const network of await networksNamed(namespaceNetworkName(namespace))) {
+        if (creatingIn.has(namespace) || networkInFlight.has(namespace)) return;
+        if (network.Labels?.[LABEL_NAMESPACE] !== namespace) continue;
+        await docker
+          .getNetwork(network.Id)
+          .remove()
+          .catch(() => undefined);
+      }
+    } catch {
+      // Best effort: the next purge in this namespace tries again.
+    }
+  }
+
   const runtime: Runtime = {
     name: 'docker',
 
@@ -342,47 +434,13 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
     },
 
     async create(spec: InstanceSpec): Promise<ObservedInstance> {
-      const secrets = secretsOf(spec);
-      const what = `${spec.namespace}/${spec.name}`;
-      await ensureImage(spec, secrets);
-      const problem = hostCapacityProblem(spec.resources, await capacity());
-      if (problem !== null) throw new RuntimeError('insufficient_resources', 'user', `${what}: ${problem}`);
-      const networkRef = spec.networkMode === 'bridge' ? await ensureNetwork(spec.namespace) : 'host';
-      await ensureVolumes(spec, secrets);
-
-      let container: Docker.Container | null = null;
-      for (let attempt = 0; container === null; attempt += 1) {
-        const name = containerName(spec.namespace, spec.name, randomBytes(4).toString('hex'));
-        try {
-          container = await docker.createContainer(containerCreateOptions(spec, name, networkRef));
-        } catch (error) {
-          // A random-suffix collision is retried once; any other rejection is the spec's fault or the host's.
-          if (attempt === 0 && isStatus(error, 409) && /already in use/i.test(dockerFailureFacts(error).message)) continue;
-          throw fail('create', `creating container for ${what} failed`, error, secrets);
-        }
-      }
-      for (let attempt = 1; ; attempt += 1) {
-        try {
-          await container.start();
-          break;
-        } catch (error) {
-          // dockerd resolves the network by name at start; while a racing duplicate is being removed the name is
-          // ambiguous for a moment.
-          if (attempt < 20 && /is ambiguous/i.test(dockerFailureFacts(error).message)) {
-            if (spec.networkMode === 'bridge') await createOrFindNetwork(spec.namespace).catch(() => undefined);
-            await sleep(100);
-            continue;
-          }
-          await removeQuietly(container.id);
-          throw fail('start', `starting container for ${what} failed`, error, secrets);
-        }
-      }
+      creatingIn.set(spec.namespace, (creatingIn.get(spec.namespace) ?? 0) + 1);
       try {
-        return await observe(container.id);
-      } catch (error) {
-        // An instance the caller never learns about would run unmanaged next to its replacement.
-        await removeQuietly(container.id);
-        throw fail('other', `inspecting new container for ${what} failed`, error, secrets);
+        return await createInstance(spec);
+      } finally {
+        const left = (creatingIn.get(spec.namespace) ?? 1) - 1;
+        if (left > 0) creatingIn.set(spec.namespace, left);
+        else creatingIn.delete(spec.namespace);
       }
     },
 
@@ -585,6 +643,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
         }
       })();
     },
+
+    releaseNamespace,
 
     async ping(): Promise<boolean> {
       try {
