@@ -15,7 +15,7 @@ import {
   type Scheme,
   type TrustedProxies,
 } from './context.js';
-import { addVary, compressible, createCompressor, negotiate } from './middlewares/compress.js';
+import { addVary, chooseEncoding, compressible, createCompressor } from './middlewares/compress.js';
 import { applyHeaders } from './middlewares/headers.js';
 import type { DataPlaneMetrics, EntrypointSeries } from './metrics.js';
 import { rewritePath, type CompiledRoute } from './routes.js';
@@ -385,7 +385,7 @@ export class HttpProxy {
     backendRes.on('error', () => res.destroy());
     if (route.compress && compressible(status, src, ctx.req.method)) {
       headers['vary'] = addVary(headers['vary']);
-      const encoding = negotiate(ctx.req.headers['accept-encoding']);
+      const encoding = chooseEncoding(ctx.req.headers['accept-encoding']);
       if (encoding !== null) {
         delete headers['content-length'];
         delete headers['accept-ranges'];

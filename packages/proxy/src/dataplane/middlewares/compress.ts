@@ -1,8 +1,10 @@
-// Response compression negotiated from Accept-Encoding q-values. zstd is offered only where node:zlib has it
-// (Node >= 22.15); on Node 20 the choice is br or gzip. See docs/proxy/dataplane.md.
+// Response compression negotiated from Accept-Encoding q-values. zstd comes from node:zlib where it exists
+// (Node >= 22.15) and otherwise from @mongodb-js/zstd as a stream of frames; when neither can be used the choice
+// falls back to br or gzip. See docs/proxy/dataplane.md.
 import zlib from 'node:zlib';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Transform } from 'node:stream';
+import { frameCompressor, ZstdFrameCompressor } from './zstd-frames.js';
 
 export type Encoding = 'zstd' | 'br' | 'gzip';
 
@@ -13,14 +15,16 @@ const zstdFactory: ZstdFactory | null =
     : null;
 
 /** Server preference on equal q. */
-export const SUPPORTED: readonly Encoding[] = zstdFactory === null ? ['br', 'gzip'] : ['zstd', 'br', 'gzip'];
+export const SUPPORTED: readonly Encoding[] = ['zstd', 'br', 'gzip'];
+
+const WITHOUT_ZSTD: readonly Encoding[] = ['br', 'gzip'];
 
 export const MIN_COMPRESS_BYTES = 1024;
 
 const COMPRESSIBLE = /^(text\/|application\/(json|javascript|ecmascript|xml|wasm|x-javascript|manifest\+json|[a-z.+-]*\+(json|xml))|image\/svg\+xml)/;
 
-/** The best encoding the client accepts with q > 0, or null. `*` covers encodings not listed. */
-export function negotiate(acceptEncoding: string | undefined): Encoding | null {
+/** The best of `offered` the client accepts with q > 0, or null. `*` covers encodings not listed. */
+export function negotiate(acceptEncoding: string | undefined, offered: readonly Encoding[] = SUPPORTED): Encoding | null {
   if (acceptEncoding === undefined || acceptEncoding === '') return null;
   const q = new Map<string, number>();
   for (const item of acceptEncoding.slice(0, 1024).split(',')) {
@@ -39,7 +43,7 @@ export function negotiate(acceptEncoding: string | undefined): Encoding | null {
   }
   let best: Encoding | null = null;
   let bestQ = 0;
-  for (const enc of SUPPORTED) {
+  for (const enc of offered) {
     const weight = q.get(enc) ?? q.get('*') ?? 0;
     if (weight > bestQ) {
       best = enc;
@@ -47,6 +51,20 @@ export function negotiate(acceptEncoding: string | undefined): Encoding | null {
     }
   }
   return best;
+}
+
+/** Whether zstd can be produced here: node:zlib's, else the package's, loaded on first call. */
+export function zstdUsable(): boolean {
+  return zstdFactory !== null || frameCompressor() !== null;
+}
+
+/**
+ * The encoding to answer with. zstd's availability is only asked about when the client's preferences pick it,
+ * so the zstd package is never loaded for clients that would not get zstd anyway.
+ */
+export function chooseEncoding(acceptEncoding: string | undefined, zstdAvailable: () => boolean = zstdUsable): Encoding | null {
+  const best = negotiate(acceptEncoding);
+  return best === 'zstd' && !zstdAvailable() ? negotiate(acceptEncoding, WITHOUT_ZSTD) : best;
 }
 
 /** Whether a backend response may be compressed at all (independent of the client). */
@@ -64,8 +82,13 @@ export function compressible(status: number, headers: IncomingHttpHeaders, metho
 
 export function createCompressor(encoding: Encoding): Transform {
   switch (encoding) {
-    case 'zstd':
-      return (zstdFactory as ZstdFactory)();
+    case 'zstd': {
+      if (zstdFactory !== null) return zstdFactory();
+      const compressFrame = frameCompressor();
+      // chooseEncoding picks zstd only when it is usable; this is a safeguard, not a path.
+      if (compressFrame === null) throw new Error('zstd is not available');
+      return new ZstdFrameCompressor(compressFrame);
+    }
     case 'br':
       // Quality 4: streaming speed over ratio (11, the default, costs ~50x the CPU).
       return zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } });
