@@ -395,6 +395,8 @@ export class HttpProxy {
         res.writeHead(status, headers);
         const compressor = createCompressor(encoding);
         compressor.on('error', () => res.destroy());
+        // A client that goes away frees the compressor's buffers (and native zlib state) at once, not at GC.
+        res.once('close', () => compressor.destroy());
         backendRes.pipe(compressor).pipe(res);
         return;
       }

@@ -17,6 +17,7 @@ const REST = Buffer.from(`rest ${'y'.repeat(5000)}\n`);
 let content: Backend;
 let proxy: Proxy;
 let releaseRest: (() => void) | null = null;
+let endlessClosed: (() => void) | null = null;
 
 before(async () => {
   content = await startBackend('content', (req, res) => {
@@ -42,6 +43,13 @@ before(async () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(FIRST_PART);
       releaseRest = () => res.end(REST);
+    } else if (url === '/endless') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => res.write(`tick ${Date.now()} ${'t'.repeat(2000)}\n`), 5);
+      res.on('close', () => {
+        clearInterval(timer);
+        endlessClosed?.();
+      });
     } else if (url === '/small') {
       const body = 'tiny '.repeat(100);
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body) });
@@ -141,4 +149,30 @@ test('zstd respects the minimum size and routes without compress', async () => {
   assert.equal(off.headers['content-encoding'], undefined);
   assert.equal(off.headers.vary, undefined);
   assert.equal(off.body.length, 4000);
+});
+
+test('a client that hangs up mid-stream closes the backend request', { timeout: 10_000 }, async () => {
+  const backendClosed = new Promise<void>((resolve) => (endlessClosed = resolve));
+  await new Promise<void>((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port: proxy.port, path: '/endless', headers: { host: 'zstd.test', 'accept-encoding': 'zstd' }, agent: false },
+      (res) => {
+        assert.equal(res.headers['content-encoding'], 'zstd');
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > 1000) {
+            req.destroy();
+            resolve();
+          }
+        });
+        res.on('error', () => undefined);
+      },
+    );
+    req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+    req.end();
+  });
+  await backendClosed;
+  const after = await request(proxy.port, { host: 'zstd.test', path: '/page', headers: { 'accept-encoding': 'zstd' } });
+  assert.equal((await decompress(after.body)).length, 4000, 'the proxy still serves zstd afterwards');
 });
