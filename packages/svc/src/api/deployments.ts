@@ -86,7 +86,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: ApiDeps): v
     const namespace = typeof body === 'object' && body !== null ? (body as { namespace?: unknown }).namespace : undefined;
     if (typeof namespace === 'string') assertNamespaceAccess(request, namespace);
     if (!validation.ok) throw validationFailed(validation.violations);
-    const record = applyDeployment(deps.db, validation.spec, force, deps.now());
+    const record = applyDeployment(deps.db, validation.spec, force, deps.now(), deps.secretBox);
     deps.scheduler.nudge();
     request.log.info({ deployment: record.id, parent: record.parent_id, force }, 'deployment applied');
     return reply.code(201).send(resource(record));

@@ -158,8 +158,14 @@ export type HealthCheck = TcpHealthCheck | HttpHealthCheck | CommandHealthCheck;
 
 export interface RegistryAuthSpec {
   username: string;
-  /** Never returned by the API: render records through publicSpec(). */
-  password: string;
+  /**
+   * Plaintext, only between validation and the store: createDeployment seals it into `password_sealed` and never
+   * stores it. (A row written before sealing existed still carries it and is read as is.) Never returned by the
+   * API: render records through publicSpec().
+   */
+  password?: string;
+  /** The password sealed with the SecretBox (base64, associated data `registry:<deployment id>`): the stored form. */
+  password_sealed?: string;
   server_address?: string;
 }
 

@@ -3,13 +3,14 @@
 // parsed. Every failure is a RuntimeError with the spec's status, so the executor handles it like a runtime one.
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DeploymentSpec } from '../domain/deployment.js';
+import type { DeploymentSpec, RegistryAuthSpec } from '../domain/deployment.js';
 import type { EventReason } from '../domain/events.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { RuntimeError, type InstanceSpec, type MountSpec } from '../runtime/runtime.js';
 import { parseCpuQuantity, parseMemoryQuantity } from '../runtime/quantities.js';
 import { readConfigKey } from '../store/configs.js';
 import type { Db } from '../store/db.js';
+import { registryPasswordAssociatedData } from '../store/deployments.js';
 import { decryptSecretValue } from '../store/secrets.js';
 import { registerVolume } from '../store/volumes.js';
 
@@ -108,10 +109,22 @@ function resolveMounts(ctx: ResolveContext, deploymentId: string, spec: Deployme
   return mounts;
 }
 
+/** Opens the sealed registry password (store/deployments.ts); a row from before sealing carries it in clear. */
+function registryPassword(ctx: ResolveContext, deploymentId: string, auth: RegistryAuthSpec): string {
+  if (auth.password_sealed === undefined) return auth.password ?? '';
+  try {
+    return ctx.secretBox.open(Buffer.from(auth.password_sealed, 'base64'), registryPasswordAssociatedData(deploymentId)).toString('utf8');
+  } catch {
+    // Wrong SVC_SECRET_KEY or a tampered row, as for secrets: the host's fault, retried once fixed.
+    throw new ResolveError('error', 'host', 'the registry password cannot be decrypted');
+  }
+}
+
 export function resolveInstanceSpec(ctx: ResolveContext, deploymentId: string, spec: DeploymentSpec, specHash: string): InstanceSpec {
   const env = resolveEnvironment(ctx, spec);
   const mounts = resolveMounts(ctx, deploymentId, spec);
   const auth = spec.config.registry_auth;
+  const password = auth === undefined ? undefined : registryPassword(ctx, deploymentId, auth);
   return {
     deploymentId,
     namespace: spec.namespace,
@@ -122,7 +135,7 @@ export function resolveInstanceSpec(ctx: ResolveContext, deploymentId: string, s
     registryAuth:
       auth === undefined
         ? null
-        : { username: auth.username, password: auth.password, ...(auth.server_address !== undefined ? { serveraddress: auth.server_address } : {}) },
+        : { username: auth.username, password: password ?? '', ...(auth.server_address !== undefined ? { serveraddress: auth.server_address } : {}) },
     user: spec.config.user ?? null,
     command: spec.command ?? null,
     env,

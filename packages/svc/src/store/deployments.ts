@@ -6,6 +6,7 @@
 // `deployment.status_changed` event as an `emit` action, so it writes the state with saveSchedulerState and
 // enqueues the plan's events itself — inside ONE transaction of its own (scheduler/executor.ts).
 import { randomUUID } from 'node:crypto';
+import type { SecretBox } from '../crypto/secret-box.js';
 import {
   RUNTIMES,
   isDeploymentStatus,
@@ -176,8 +177,29 @@ export function deploymentExists(db: Db, id: string): boolean {
   return prepared<[string], { one: number }>(db, 'SELECT 1 AS one FROM deployments WHERE id = ?').get(id) !== undefined;
 }
 
+/** The associated data a deployment's registry password is sealed with: the ciphertext only opens on its own row. */
+export function registryPasswordAssociatedData(deploymentId: string): string {
+  return `registry:${deploymentId}`;
+}
+
+/**
+ * The spec as stored: a registry password is sealed with the SecretBox, so the database file never holds it in
+ * clear (scheduler/instance-spec.ts opens it when it resolves the instance). Without a box a password is refused
+ * rather than stored in clear.
+ */
+function storedSpec(spec: DeploymentSpec, deploymentId: string, box: SecretBox | undefined): DeploymentSpec {
+  const auth = spec.config.registry_auth;
+  if (auth?.password === undefined) return spec;
+  if (box === undefined) throw new Error('a registry password can only be stored sealed: no secret box given');
+  const { password, ...rest } = auth;
+  const sealed = box.seal(Buffer.from(password, 'utf8'), registryPasswordAssociatedData(deploymentId)).toString('base64');
+  return { ...spec, config: { ...spec.config, registry_auth: { ...rest, password_sealed: sealed } } };
+}
+
 export interface NewDeployment {
   spec: DeploymentSpec;
+  /** Seals the registry password (required when the spec has one). */
+  secretBox?: SecretBox;
   /** The deployment this one replaces (rolling update); null for a first deployment. */
   parentId: string | null;
   force: boolean;
@@ -200,7 +222,7 @@ export function createDeployment(db: Db, input: NewDeployment, now: Date = new D
       input.spec.name,
       input.spec.kind,
       input.spec.runtime,
-      JSON.stringify(input.spec),
+      JSON.stringify(storedSpec(input.spec, id, input.secretBox)),
       input.parentId,
       at,
       at,
@@ -218,10 +240,16 @@ export function createDeployment(db: Db, input: NewDeployment, now: Date = new D
  * and name when one exists (spec: "Reusing a name and namespace starts a rolling update"). The lookup and the
  * insert share one transaction, so two concurrent applies cannot both become children of nothing.
  */
-export function applyDeployment(db: Db, spec: DeploymentSpec, force: boolean, now: Date = new Date()): DeploymentRecord {
+export function applyDeployment(
+  db: Db,
+  spec: DeploymentSpec,
+  force: boolean,
+  now: Date = new Date(),
+  secretBox?: SecretBox,
+): DeploymentRecord {
   return db.transaction((): DeploymentRecord => {
     const parent = findActiveByName(db, spec.namespace, spec.name);
-    return createDeployment(db, { spec, parentId: parent?.id ?? null, force }, now);
+    return createDeployment(db, { spec, parentId: parent?.id ?? null, force, ...(secretBox !== undefined ? { secretBox } : {}) }, now);
   })();
 }
 

@@ -2,6 +2,8 @@
 // status change + outbox event in one transaction, events and health-check results.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { createSecretBox } from '../../src/crypto/secret-box.js';
 import {
   appendEvent,
   appendHealthResult,
@@ -166,6 +168,7 @@ test('resource shape: instances from observation (live only, address when known)
         spec: spec({ config: { image_pull_policy: 'Always', registry_auth: { username: 'u', password: 'hunter2-secret' } } }),
         parentId: null,
         force: false,
+        secretBox: createSecretBox(randomBytes(32)),
       },
       t0,
     );
