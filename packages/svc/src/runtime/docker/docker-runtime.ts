@@ -170,6 +170,17 @@ async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item:
   return results;
 }
 
+const EXEC_RESIZE_ATTEMPTS = 5;
+
+/** Whether a daemon of this API version takes an exec's `ConsoleSize` at create (Docker API 1.42, Engine 23). */
+export function supportsExecConsoleSize(apiVersion: string | null): boolean {
+  const match = apiVersion === null ? null : /^(\d+)\.(\d+)$/.exec(apiVersion);
+  if (match === null) return false;
+  const major = Number(match[1]);
+  const minor = Number(match[2]);
+  return major > 1 || (major === 1 && minor >= 42);
+}
+
 /** Creations that find their namespace network removed under them (releaseNamespace elsewhere) try again this often. */
 const MISSING_NETWORK_ATTEMPTS = 3;
 
@@ -405,6 +416,36 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
     }
   }
 
+  let apiVersion: Promise<string | null> | null = null;
+
+  /** The daemon's API version (`docker version` ApiVersion), asked once; null (and asked again later) when unknown. */
+  function daemonApiVersion(): Promise<string | null> {
+    apiVersion ??= docker.version().then(
+      (info) => (typeof info.ApiVersion === 'string' ? info.ApiVersion : null),
+      () => {
+        apiVersion = null;
+        return null;
+      },
+    );
+    return apiVersion;
+  }
+
+  /**
+   * The pre-1.42 way: dockerd applies a resize once the exec process exists (it waits for the start), so this is
+   * awaited before the session is handed out. A failed resize is retried briefly, as the docker CLI does; the
+   * session still opens if it never succeeds (the client can resize).
+   */
+  async function resizeStartedExec(exec: Docker.Exec, size: { cols: number; rows: number }): Promise<void> {
+    for (let attempt = 1; attempt <= EXEC_RESIZE_ATTEMPTS; attempt += 1) {
+      try {
+        await exec.resize({ w: size.cols, h: size.rows });
+        return;
+      } catch {
+        if (attempt < EXEC_RESIZE_ATTEMPTS) await sleep(10 * attempt);
+      }
+    }
+  }
+
   const runtime: Runtime = {
     name: 'docker',
 
@@ -512,6 +553,13 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
     async exec(instance: ObservedInstance, execOptions: ExecOptions): Promise<ExecSession> {
       let exec: Docker.Exec;
       let socket: Duplex;
+      const size =
+        execOptions.tty && execOptions.cols !== undefined && execOptions.rows !== undefined
+          ? { cols: execOptions.cols, rows: execOptions.rows }
+          : null;
+      // API >= 1.42 takes the size at create, so the command sees it from its first instruction; older daemons
+      // only after start (resized below before the session is returned, so before any stdin is forwarded).
+      const sizeAtCreate = size !== null && supportsExecConsoleSize(await daemonApiVersion());
       try {
         exec = await docker.getContainer(instance.id).exec({
           Cmd: execOptions.command,
@@ -519,15 +567,14 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
           AttachStdout: true,
           AttachStderr: true,
           Tty: execOptions.tty,
+          ...(sizeAtCreate && size !== null ? { ConsoleSize: [size.rows, size.cols] as [number, number] } : {}),
         });
         socket = await exec.start({ hijack: true, stdin: true, Tty: execOptions.tty });
       } catch (error) {
         throw fail('other', `exec in ${instance.name} failed`, error, []);
       }
       const started = exec;
-      if (execOptions.tty && execOptions.cols !== undefined && execOptions.rows !== undefined) {
-        await started.resize({ w: execOptions.cols, h: execOptions.rows }).catch(() => undefined);
-      }
+      if (size !== null && !sizeAtCreate) await resizeStartedExec(started, size);
       let outputDone!: () => void;
       const ended = new Promise<void>((resolve) => {
         outputDone = resolve;

@@ -1,4 +1,4 @@
-export { createDockerRuntime, type DockerRuntimeOptions } from './docker-runtime.js';
+export { createDockerRuntime, supportsExecConsoleSize, type DockerRuntimeOptions } from './docker-runtime.js';
 export { classifyDockerFailure, dockerFailureFacts, redactSecrets, type Classification, type DockerFailureFacts, type DockerPhase } from './classify.js';
 export {
   LABEL_DEPLOYMENT,
