@@ -15,6 +15,28 @@ export interface EnqueuedEvent {
   webhookIds: string[];
 }
 
+/**
+ * Who to tell that deliveries were enqueued (the delivery worker's wake(), so a new event goes out at once instead
+ * of at the next poll). Keyed by database file, so every connection to it reaches the worker. Called inside the
+ * enqueuing transaction; the worker only schedules a pump (setImmediate), which runs after the synchronous
+ * transaction has committed, and a wake after a rolled-back one merely finds nothing due.
+ */
+const enqueueListeners = new Map<string, Set<() => void>>();
+
+/** Registers `listener` for deliveries enqueued in the database file of `db`; returns the unregister function. */
+export function onDeliveriesEnqueued(db: Db, listener: () => void): () => void {
+  let listeners = enqueueListeners.get(db.name);
+  if (listeners === undefined) {
+    listeners = new Set();
+    enqueueListeners.set(db.name, listeners);
+  }
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+    if (listeners.size === 0 && enqueueListeners.get(db.name) === listeners) enqueueListeners.delete(db.name);
+  };
+}
+
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'dead'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
@@ -46,6 +68,7 @@ export function enqueueEvent(db: Db, event: WebhookEvent, now: Date = new Date()
       insertDelivery.run(eventId, webhook.id, at);
       webhookIds.push(webhook.id);
     }
+    if (webhookIds.length > 0) for (const listener of enqueueListeners.get(db.name) ?? []) listener();
     return { eventId, webhookIds };
   })();
 }
