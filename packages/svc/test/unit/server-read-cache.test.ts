@@ -17,7 +17,7 @@ test('cached until this connection or another one writes', () => {
     const list = () => cachedJson(db, 'k', () => {
       builds++;
       return db.prepare('SELECT v FROM t ORDER BY v').pluck().all();
-    });
+    }).toString('utf8');
     assert.equal(list(), '[]');
     assert.equal(list(), '[]');
     assert.equal(builds, 1);
@@ -30,7 +30,8 @@ test('cached until this connection or another one writes', () => {
     db.prepare('UPDATE t SET v = 5 WHERE v = 7').run(); // no row changed: still cached
     assert.equal(list(), '[1,2]');
     assert.equal(builds, 3);
-    assert.equal(cachedJson(db, 'other-key', () => ({ a: 1 })), '{"a":1}');
+    assert.equal(cachedJson(db, 'other-key', () => ({ a: 1 })).toString('utf8'), '{"a":1}');
+    assert.equal(cachedJson(db, 'text', () => ['é']).length, Buffer.byteLength('["é"]'), 'sent as UTF-8 bytes');
     assert.equal(builds, 3);
   } finally {
     other.close();
