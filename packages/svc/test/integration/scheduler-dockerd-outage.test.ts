@@ -13,7 +13,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -167,10 +167,15 @@ test('a real dockerd restart is survived (SVC_TEST_DOCKERD_RESTART=1 only)', { s
     const { stdout } = await run('pidof', ['dockerd']);
     const pid = Number(stdout.trim().split(/\s+/)[0]);
     assert.ok(pid > 0);
+    // Started again with the arguments it runs with now (scripts/install-deps.sh passes an address pool).
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((arg) => arg !== '');
+    assert.ok(argv.length > 0 && argv[0]!.endsWith('dockerd'), `unexpected dockerd command line: ${argv.join(' ')}`);
     process.kill(pid, 'SIGTERM');
-    await h.waitUntil('dockerd stopped', async () => !(await dockerInfoAnswers()), 60_000);
-    // Same as scripts/install-deps.sh.
-    spawn('sh', ['-c', 'dockerd >/var/log/dockerd.log 2>&1'], { detached: true, stdio: 'ignore' }).unref();
+    // Gone, not merely silent: a new dockerd refuses to start while the old one still holds its pid file.
+    await h.waitUntil('dockerd exited', async () => !existsSync(`/proc/${pid}`), 60_000);
+    const log = openSync('/var/log/dockerd.log', 'a');
+    spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['ignore', log, log] }).unref();
+    closeSync(log);
     await h.waitUntil('dockerd answers', dockerInfoAnswers, 60_000);
 
     await h.waitUntil(
