@@ -4,7 +4,7 @@ import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerRespon
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { BackendRef, FailureReason } from '../upstream/contract.js';
+import { failureReason, type BackendRef, type FailureReason } from '../upstream/contract.js';
 import { normalizeHost, type RouteTable } from '../routing/table.js';
 import {
   connectionListed,
@@ -453,7 +453,7 @@ export class HttpProxy {
     });
     upstream.on('timeout', () => upstream.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
     upstream.on('error', (err: NodeJS.ErrnoException) => {
-      pool.reportFailure(backend, err.code === 'ECONNREFUSED' ? 'refused' : err.code === 'ETIMEDOUT' ? 'timeout' : 'error');
+      pool.reportFailure(backend, failureReason(err));
       const status = err.code === 'ETIMEDOUT' ? 504 : 502;
       if (!socket.destroyed) this.reply({ status, headers: {}, body: text(status) }, null, socket);
     });

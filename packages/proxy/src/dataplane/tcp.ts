@@ -4,7 +4,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { Entrypoint, Protocol } from '../model/entrypoint.js';
 import { parseListenAddress } from '../upstream/address.js';
-import type { BackendRef, FailureReason, UpstreamPool } from '../upstream/contract.js';
+import { failureReason, type BackendRef, type FailureReason, type UpstreamPool } from '../upstream/contract.js';
 
 export interface L4Listener {
   name: string;
@@ -63,13 +63,6 @@ export function findListenerEntrypoint(
     }
   }
   return best;
-}
-
-export function failureReason(error: unknown): FailureReason {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
-  if (code === 'ECONNREFUSED') return 'refused';
-  if (code === 'ETIMEDOUT') return 'timeout';
-  return 'error';
 }
 
 /** Binds and listens, or rejects (binding nothing) when the address is invalid or taken. */

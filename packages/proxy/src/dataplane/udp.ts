@@ -5,8 +5,8 @@
 import { createSocket, type Socket as DgramSocket, type RemoteInfo } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { backendKey, parseListenAddress } from '../upstream/address.js';
-import type { BackendRef, UpstreamPool } from '../upstream/contract.js';
-import { failureReason, type BoundAddress, type L4Listener } from './tcp.js';
+import { failureReason, type BackendRef, type UpstreamPool } from '../upstream/contract.js';
+import type { BoundAddress, L4Listener } from './tcp.js';
 
 export interface UdpListenerOptions {
   /** A flow with no datagram either way for this long is closed (default 30000 ms, Linux conntrack's). */

@@ -17,6 +17,14 @@ export interface BackendRef {
  */
 export type FailureReason = 'refused' | 'timeout' | 'error';
 
+/** The FailureReason of a socket error, by its code (ETIMEDOUT is a timeout, whoever raised it). */
+export function failureReason(error: unknown): FailureReason {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ETIMEDOUT') return 'timeout';
+  return 'error';
+}
+
 export interface UpstreamPool {
   readonly entrypointId: string;
   readonly backends: readonly BackendRef[];
