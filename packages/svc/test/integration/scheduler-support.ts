@@ -15,7 +15,7 @@ import type { Runtime } from '../../src/runtime/runtime.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler/loop.js';
 import { migrate, openDatabase, type Db } from '../../src/store/db.js';
 import { applyDeployment, getDeployment, listEvents, type DeploymentRecord } from '../../src/store/deployments.js';
-import { BUSYBOX_IMAGE } from '../support/busybox-image.js';
+import { baseDeploymentSpec } from '../support/deployment-spec.js';
 
 const run = promisify(execFile);
 
@@ -28,24 +28,7 @@ export async function docker(...args: string[]): Promise<string> {
 export const WORKER_COMMAND = ['sh', '-c', 'trap "exit 0" TERM; while true; do sleep 1; done'];
 
 export function testSpec(namespace: string, overrides: Partial<DeploymentSpec> = {}): DeploymentSpec {
-  return {
-    name: 'web',
-    runtime: 'docker',
-    namespace,
-    kind: 'worker',
-    image: BUSYBOX_IMAGE,
-    command: WORKER_COMMAND,
-    config: { image_pull_policy: 'Never' },
-    replicas: 1,
-    ports: [],
-    labels: {},
-    environment: {},
-    volumes: [],
-    resources: { limits: {}, requests: {} },
-    health_checks: [],
-    network: { mode: 'bridge' },
-    ...overrides,
-  };
+  return baseDeploymentSpec({ namespace, command: WORKER_COMMAND, ...overrides });
 }
 
 export interface HarnessOptions {

@@ -12,27 +12,12 @@ import {
   type RemovalReason,
   type SchedulerState,
 } from '../../src/scheduler/plan.js';
+import { baseDeploymentSpec } from '../support/deployment-spec.js';
 
 export const NOW = 1_800_000_000_000;
 
 export function spec(overrides: Partial<DeploymentSpec> = {}): DeploymentSpec {
-  return {
-    name: 'web',
-    runtime: 'docker',
-    namespace: 'prod',
-    kind: 'worker',
-    image: 'svc-test/busybox:latest',
-    config: { image_pull_policy: 'Never' },
-    replicas: 1,
-    ports: [],
-    labels: {},
-    environment: {},
-    volumes: [],
-    resources: { limits: {}, requests: {} },
-    health_checks: [],
-    network: { mode: 'bridge' },
-    ...overrides,
-  };
+  return baseDeploymentSpec(overrides);
 }
 
 export const TCP_CHECK = { type: 'tcp', port: 80, interval: '10s', timeout: '5s', threshold: 3, on_failure: 'restart' } as const;
