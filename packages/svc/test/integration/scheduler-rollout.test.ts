@@ -5,23 +5,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { markDeleted } from '../../src/store/deployments.js';
 import { ensureBusyboxImage } from '../support/busybox-image.js';
-import { SchedulerHarness, cleanupNamespaces, testSpec, uniqueNamespace } from './scheduler-support.js';
+import { SchedulerHarness, cleanupNamespaces, fileNamespace, testSpec } from './scheduler-support.js';
 
 const namespaces: string[] = [];
 let h: SchedulerHarness;
 
-/** One namespace (so one Docker network) for the whole file: networks come from a small shared address pool. */
-function ns(): string {
-  if (namespaces.length === 0) namespaces.push(uniqueNamespace());
-  return namespaces[0] ?? '';
-}
-
-function outbox(kind: string, deploymentId: string): Record<string, unknown>[] {
-  const rows = h.db
-    .prepare('SELECT payload FROM events WHERE kind = ? AND deployment_id = ? ORDER BY created_at, rowid')
-    .all(kind, deploymentId) as { payload: string }[];
-  return rows.map((r) => JSON.parse(r.payload) as Record<string, unknown>);
-}
+const ns = (): string => fileNamespace(namespaces);
 
 const SERVER = ['sh', '-c', 'mkdir -p /www && echo ok > /www/index.html && exec httpd -f -p 8080 -h /www'];
 const TCP_CHECK = { type: 'tcp' as const, port: 8080, interval: '1s', timeout: '1s', threshold: 2, on_failure: 'restart' as const };
@@ -65,7 +54,7 @@ test('gradual rolling update: child with parent_id; parent drained one instance 
   assert.equal(h.get(child.id).status, 'running');
   assert.equal((await h.containers(child.id)).length, 3);
   assert.ok(minimumLive >= 2, `live instances never dropped below 2 (saw ${minimumLive})`);
-  const phases = outbox('deployment.rolling_update', child.id);
+  const phases = h.outbox('deployment.rolling_update', child.id);
   const steps = phases.filter((p) => p.phase === 'step');
   assert.equal(steps.length, 3);
   assert.ok(steps.every((p) => p.parent_id === parent.id && parentContainers.has(String(p.drained_instance_id))));
@@ -84,8 +73,8 @@ test('a child that never gets ready fails at its deadline and leaves the parent 
   const child = h.deploy(testSpec(namespace, { name: 'keep', replicas: 2, health_checks: [TCP_CHECK] }));
   assert.equal(await h.waitFor(child.id, ['failed', 'running'], 30_000), 'failed');
   assert.ok(h.reasons(child.id).includes('ReadinessDeadlineExceeded'));
-  assert.equal(outbox('deployment.rolling_update', child.id).at(-1)?.phase, 'failed');
-  assert.equal(outbox('deployment.rolling_update', child.id).filter((p) => p.phase === 'step').length, 0);
+  assert.equal(h.outbox('deployment.rolling_update', child.id).at(-1)?.phase, 'failed');
+  assert.equal(h.outbox('deployment.rolling_update', child.id).filter((p) => p.phase === 'step').length, 0);
   assert.equal(h.get(parent.id).status, 'running');
   assert.deepEqual((await h.containers(parent.id)).sort(), before);
   await h.waitUntil('failed child stopped', async () => (await h.containers(child.id)).length === 0, 20_000);
@@ -100,7 +89,7 @@ test('force=true replaces at once even with health checks: parent deleted, no dr
   await h.waitFor(parent.id, ['deleted', 'purged'], 10_000);
   await h.waitFor(child.id, ['running'], 30_000);
   await h.waitFor(parent.id, ['purged'], 30_000);
-  assert.equal(outbox('deployment.rolling_update', child.id).length, 0);
+  assert.equal(h.outbox('deployment.rolling_update', child.id).length, 0);
   assert.ok(h.reasons(child.id).includes('Replaced'));
   assert.equal((await h.containers(child.id)).length, 2);
 });

@@ -9,16 +9,12 @@ import { openDatabase, type Db } from '../../src/store/db.js';
 import { applyDeployment, getDeployment, markDeleted } from '../../src/store/deployments.js';
 import { ensureBusyboxImage } from '../support/busybox-image.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { cleanupNamespaces, docker, testSpec, uniqueNamespace } from './scheduler-support.js';
+import { cleanupNamespaces, docker, fileNamespace, testSpec } from './scheduler-support.js';
 
 const namespaces: string[] = [];
 const servers: TestServer[] = [];
 
-/** One namespace (so one Docker network) for the whole file: networks come from a small shared address pool. */
-function ns(): string {
-  if (namespaces.length === 0) namespaces.push(uniqueNamespace());
-  return namespaces[0] ?? '';
-}
+const ns = (): string => fileNamespace(namespaces);
 
 async function server(env: Record<string, string> = {}): Promise<TestServer> {
   const started = await startTestServer({ env: { SVC_SCHEDULER_INTERVAL: '1', ...env } });

@@ -9,23 +9,12 @@ import { createSecret } from '../../src/store/secrets.js';
 import { ensureNamespace } from '../../src/store/namespaces.js';
 import { listHealthResults, markDeleted } from '../../src/store/deployments.js';
 import { ensureBusyboxImage } from '../support/busybox-image.js';
-import { SchedulerHarness, WORKER_COMMAND, cleanupNamespaces, docker, testSpec, uniqueNamespace } from './scheduler-support.js';
+import { SchedulerHarness, WORKER_COMMAND, cleanupNamespaces, docker, fileNamespace, testSpec } from './scheduler-support.js';
 
 const namespaces: string[] = [];
 let h: SchedulerHarness;
 
-/** One namespace (so one Docker network) for the whole file: networks come from a small shared address pool. */
-function ns(): string {
-  if (namespaces.length === 0) namespaces.push(uniqueNamespace());
-  return namespaces[0] ?? '';
-}
-
-function outbox(kind: string, deploymentId: string): Record<string, unknown>[] {
-  const rows = h.db
-    .prepare('SELECT payload FROM events WHERE kind = ? AND deployment_id = ? ORDER BY created_at, rowid')
-    .all(kind, deploymentId) as { payload: string }[];
-  return rows.map((r) => JSON.parse(r.payload) as Record<string, unknown>);
-}
+const ns = (): string => fileNamespace(namespaces);
 
 before(async () => {
   await ensureBusyboxImage();
@@ -53,13 +42,13 @@ test('worker: pending → creating → running; adopted container labelled, on s
   assert.deepEqual(Object.keys(info[0].NetworkSettings.Networks), [`svc_${namespace}`]);
   assert.equal(h.scheduler.handle.instancesOf(d.id).length, 1);
   assert.deepEqual(
-    outbox('deployment.status_changed', d.id).map((p) => [p.old_status, p.new_status]),
+    h.outbox('deployment.status_changed', d.id).map((p) => [p.old_status, p.new_status]),
     [
       ['pending', 'creating'],
       ['creating', 'running'],
     ],
   );
-  const scaled = outbox('deployment.scaled', d.id);
+  const scaled = h.outbox('deployment.scaled', d.id);
   assert.deepEqual(scaled.map((p) => [p.direction, p.instance_count, p.replicas]), [['up', 1, 1]]);
   assert.ok(h.reasons(d.id).includes('ScaleUp'));
   assert.ok(h.reasons(d.id).includes('Created'));
@@ -89,7 +78,7 @@ test('worker that keeps exiting → crash_loop_back_off at the 5th exit, with ex
   await h.waitFor(d.id, ['crash_loop_back_off'], 90_000);
   const record = h.get(d.id);
   assert.equal(record.restart_count, 5);
-  const last = outbox('deployment.status_changed', d.id).at(-1);
+  const last = h.outbox('deployment.status_changed', d.id).at(-1);
   assert.equal(last?.new_status, 'crash_loop_back_off');
   assert.equal(last?.restart_count, 5);
   assert.equal(h.reasons(d.id).filter((r) => r === 'Exited').length, 5);
@@ -110,7 +99,7 @@ test('missing secret → failed with an error event; an existing secret reaches 
     message: string;
   }[];
   assert.ok(events.some((e) => e.level === 'error' && e.reason === 'SecretNotFound' && e.message.includes("'absent'")));
-  const error = outbox('deployment.error', missing.id)[0];
+  const error = h.outbox('deployment.error', missing.id)[0];
   assert.equal(error?.reason, 'failed');
   assert.equal(error?.category, 'user');
 
@@ -141,7 +130,7 @@ test('missing config and missing key → config_error (retried with backoff); th
   assert.equal(await h.waitFor(noConfig.id, ['config_error', 'running']), 'config_error');
   assert.equal(h.get(noConfig.id).retry_count, 1);
   assert.ok((h.get(noConfig.id).backoff_until ?? 0) > Date.now());
-  assert.equal(outbox('deployment.error', noConfig.id)[0]?.reason, 'config_error');
+  assert.equal(h.outbox('deployment.error', noConfig.id)[0]?.reason, 'config_error');
 
   assert.equal(createConfig(h.db, { namespace, name: 'other', data: '{"x":"1"}', labels: '' }, new Date()).kind, 'created');
   const noKey = h.deploy(testSpec(namespace, { name: 'nokey', volumes: [{ ...mount, source: 'other' }] }));
@@ -173,8 +162,8 @@ test('image missing with policy Never → image_pull_back_off; bad bind → file
   assert.equal(await h.waitFor(badBind.id, settle), 'file_system_error');
   assert.equal(await h.waitFor(noExec.id, settle), 'create_container_error');
   assert.equal(await h.waitFor(huge.id, settle), 'insufficient_resources');
-  assert.equal(outbox('deployment.error', pull.id)[0]?.reason, 'image_pull_back_off');
-  assert.equal(outbox('deployment.error', pull.id)[0]?.category, 'user');
+  assert.equal(h.outbox('deployment.error', pull.id)[0]?.reason, 'image_pull_back_off');
+  assert.equal(h.outbox('deployment.error', pull.id)[0]?.category, 'user');
   assert.ok(h.reasons(badBind.id).includes('FileSystemError'));
   assert.ok(h.reasons(noExec.id).includes('CreateContainerError'));
   assert.ok(h.reasons(huge.id).includes('InsufficientResources'));
@@ -190,7 +179,7 @@ test('scaling: 3 replicas up, then a new apply with 1 replica and no checks repl
   await h.waitFor(d.id, ['running']);
   assert.equal((await h.containers(d.id)).length, 3);
   assert.equal(h.scheduler.handle.instancesOf(d.id).length, 3);
-  assert.deepEqual(outbox('deployment.scaled', d.id).map((p) => p.instance_count), [1, 2, 3]);
+  assert.deepEqual(h.outbox('deployment.scaled', d.id).map((p) => p.instance_count), [1, 2, 3]);
 
   const child = h.deploy(testSpec(namespace, { name: 'scale', replicas: 1 }));
   assert.equal(child.parent_id, d.id);
@@ -211,7 +200,7 @@ test('scale down: an extra instance of the same spec (started behind our back) i
   const labelArgs = Object.entries(labels).flatMap(([key, value]) => ['--label', `${key}=${value}`]);
   await docker('run', '-d', '--name', `${namespace}_extra_deadbeef`, '--network', `svc_${namespace}`, ...labelArgs, 'svc-test/busybox:latest', ...WORKER_COMMAND);
   await h.waitUntil('back to 2 instances', async () => (await h.containers(d.id)).length === 2 && h.reasons(d.id).includes('ScaleDown'), 30_000);
-  const down = outbox('deployment.scaled', d.id).filter((p) => p.direction === 'down');
+  const down = h.outbox('deployment.scaled', d.id).filter((p) => p.direction === 'down');
   assert.deepEqual(down.map((p) => [p.instance_count, p.replicas]), [[2, 2]]);
   assert.equal(h.get(d.id).restart_count, 0, 'a removal the scheduler makes never counts');
   assert.equal(h.get(d.id).status, 'running');
@@ -264,7 +253,7 @@ test('health checks: http and tcp gate readiness; results stored per instance; r
     const now = await h.containers(d.id);
     return now.length === 1 && now[0] !== id;
   });
-  const failed = outbox('deployment.health_check_failed', d.id);
+  const failed = h.outbox('deployment.health_check_failed', d.id);
   assert.equal(failed[0]?.action, 'restart');
   assert.equal(failed[0]?.instance_id, id);
   assert.equal(h.get(d.id).restart_count, 0);
@@ -288,7 +277,7 @@ test('health check on_failure stop marks the deployment deleted; alert only emit
   await h.waitUntil('alert event', () => h.reasons(alert.id).includes('HealthCheckFailed'), 30_000);
   assert.equal(h.get(alert.id).status, 'running');
   assert.deepEqual(await h.containers(alert.id), [alertId], 'alert keeps the instance');
-  assert.equal(outbox('deployment.health_check_failed', alert.id)[0]?.action, 'alert');
+  assert.equal(h.outbox('deployment.health_check_failed', alert.id)[0]?.action, 'alert');
   await new Promise((resolve) => setTimeout(resolve, 2_500));
-  assert.equal(outbox('deployment.health_check_failed', alert.id).length, 1, 'alert fires once per failure streak');
+  assert.equal(h.outbox('deployment.health_check_failed', alert.id).length, 1, 'alert fires once per failure streak');
 });

@@ -92,6 +92,14 @@ export class SchedulerHarness {
     return listEvents(this.db, id, { limit: 1000 }).map((e) => e.reason);
   }
 
+  /** Payloads of the webhook outbox entries of one kind for a deployment, oldest first. */
+  outbox(kind: string, deploymentId: string): Record<string, unknown>[] {
+    const rows = this.db
+      .prepare('SELECT payload FROM events WHERE kind = ? AND deployment_id = ? ORDER BY created_at, rowid')
+      .all(kind, deploymentId) as { payload: string }[];
+    return rows.map((r) => JSON.parse(r.payload) as Record<string, unknown>);
+  }
+
   /** Polls until the deployment has one of `statuses` (or is purged, when `purged` is listed). */
   async waitFor(id: string, statuses: readonly (DeploymentStatus | 'purged')[], timeoutMs = 60_000): Promise<DeploymentStatus | 'purged'> {
     const deadline = Date.now() + timeoutMs;
@@ -132,6 +140,15 @@ const KEY = randomBytes(32);
 
 export function uniqueNamespace(): string {
   return `d2t-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * One namespace (so one Docker network) for a whole test file, made on first use and recorded in `namespaces`
+ * (which the file cleans up): networks come from a small shared address pool.
+ */
+export function fileNamespace(namespaces: string[]): string {
+  if (namespaces.length === 0) namespaces.push(uniqueNamespace());
+  return namespaces[0] ?? '';
 }
 
 /** Removes every container, network and volume of the given namespaces. */
