@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Docker from 'dockerode';
 import type { InstanceSpec } from '../../src/runtime/runtime.js';
 import { BUSYBOX_IMAGE } from '../support/busybox-image.js';
+import { bareInstanceSpec } from '../support/instance-spec.js';
 
 export const docker = new Docker();
 
@@ -14,25 +15,15 @@ export function testNamespace(): string {
 }
 
 export function instanceSpec(namespace: string, name: string, overrides: Partial<InstanceSpec> = {}): InstanceSpec {
-  return {
+  return bareInstanceSpec({
     deploymentId: randomUUID(),
     namespace,
     name,
-    kind: 'worker',
     image: BUSYBOX_IMAGE,
-    imagePullPolicy: 'IfNotPresent',
-    registryAuth: null,
-    user: null,
     command: ['sleep', '300'],
-    env: {},
-    labels: {},
-    ports: [],
-    mounts: [],
-    resources: { nanoCpus: null, memoryBytes: null, memoryReservationBytes: null },
-    networkMode: 'bridge',
     specHash: randomBytes(8).toString('hex'),
     ...overrides,
-  };
+  });
 }
 
 /** Polls `probe` until it returns a non-undefined value or `timeoutMs` passes. */

@@ -11,27 +11,10 @@ import {
   volumeLabels,
 } from '../../src/runtime/docker/container-config.js';
 import type { InstanceSpec } from '../../src/runtime/runtime.js';
+import { bareInstanceSpec } from '../support/instance-spec.js';
 
 function spec(overrides: Partial<InstanceSpec> = {}): InstanceSpec {
-  return {
-    deploymentId: 'd-1',
-    namespace: 'shop',
-    name: 'web',
-    kind: 'worker',
-    image: 'nginx',
-    imagePullPolicy: 'IfNotPresent',
-    registryAuth: null,
-    user: null,
-    command: null,
-    env: {},
-    labels: {},
-    ports: [],
-    mounts: [],
-    resources: { nanoCpus: null, memoryBytes: null, memoryReservationBytes: null },
-    networkMode: 'bridge',
-    specHash: 'h1',
-    ...overrides,
-  };
+  return bareInstanceSpec({ deploymentId: 'd-1', namespace: 'shop', name: 'web', image: 'nginx', command: null, specHash: 'h1', ...overrides });
 }
 
 test('names: container, namespace network and namespaced volume', () => {
