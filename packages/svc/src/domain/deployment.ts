@@ -34,6 +34,12 @@ export const TERMINAL_STATUSES: ReadonlySet<DeploymentStatus> = new Set<Deployme
   'insufficient_resources',
 ]);
 
+/**
+ * Inactive: the deployment will never start an instance again, being torn down (`deleted`) or terminal. It needs
+ * no resources any more, is not probed, and ends a rolling update it is the child of.
+ */
+export const INACTIVE_STATUSES: ReadonlySet<DeploymentStatus> = new Set<DeploymentStatus>(['deleted', ...TERMINAL_STATUSES]);
+
 /** Failure statuses the scheduler retries with exponential backoff (see scheduler/backoff.ts). */
 export const RETRIED_STATUSES: ReadonlySet<DeploymentStatus> = new Set<DeploymentStatus>([
   'image_pull_back_off',

@@ -11,7 +11,7 @@
 // removed as a leftover.
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../crypto/secret-box.js';
-import { TERMINAL_STATUSES } from '../domain/deployment.js';
+import { INACTIVE_STATUSES } from '../domain/deployment.js';
 import { HealthTracker } from '../health/tracker.js';
 import { runProbe } from '../health/probe.js';
 import type { MetricsRegistry } from '../metrics/registry.js';
@@ -482,7 +482,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   async function createBatch(deploymentId: string, batch: readonly Creation[]): Promise<void> {
     const record = getDeployment(db, deploymentId);
-    if (record === null || record.status === 'deleted' || TERMINAL_STATUSES.has(record.status)) return;
+    if (record === null || INACTIVE_STATUSES.has(record.status)) return;
     const desired = desiredOf(record);
     const runtime = runtimes.get(record.spec.runtime);
     let failure: RuntimeError | null = null;
@@ -565,7 +565,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     const at = now();
     for (const record of records) {
       const checks = record.spec.health_checks;
-      if (checks.length === 0 || record.status === 'deleted' || TERMINAL_STATUSES.has(record.status)) continue;
+      if (checks.length === 0 || INACTIVE_STATUSES.has(record.status)) continue;
       const runtime = runtimes.get(record.spec.runtime);
       if (runtime === undefined) continue;
       for (const instance of observedByDeployment.get(record.id) ?? []) {

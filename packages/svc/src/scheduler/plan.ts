@@ -3,6 +3,7 @@
 // Every rule here is documented in docs/svc/scheduler.md and docs/svc/deployments.md.
 import {
   DEFAULT_APPLY_TIMEOUT_MS,
+  INACTIVE_STATUSES,
   MAX_RESTARTS,
   RETRIED_STATUSES,
   TERMINAL_STATUSES,
@@ -267,7 +268,7 @@ class DeploymentChanges {
     );
     this.record(level, reason, `${from} → ${to}: ${message}`);
     // A child that ends (terminal, or stopped by its own health check) ends its rolling update.
-    if ((TERMINAL_STATUSES.has(to) || to === 'deleted') && this.parentServing) {
+    if (INACTIVE_STATUSES.has(to) && this.parentServing) {
       this.rollingUpdate('failed');
       this.record('error', 'RollingUpdateFailed', `rolling update failed (${to}); the parent keeps serving`);
     }
@@ -287,7 +288,7 @@ class DeploymentChanges {
 // ---------------------------------------------------------------------------------------------------------------
 
 function isActive(deployment: DesiredDeployment): boolean {
-  return deployment.status !== 'deleted' && !TERMINAL_STATUSES.has(deployment.status);
+  return !INACTIVE_STATUSES.has(deployment.status);
 }
 
 interface Rollouts {

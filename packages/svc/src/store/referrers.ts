@@ -4,15 +4,15 @@
 //   volume: spec.volumes[] with type = 'volume' and source = '<name>'
 // in the same namespace as the resource.
 //
-// Active = a deployment that may still start an instance and so still needs the resource. Inactive are
-// `deleted` (being torn down) and the terminal statuses (TERMINAL_STATUSES, spec "States and transitions":
-// Terminal = Yes); the retried failure statuses stay active because the scheduler will try them again.
-import { TERMINAL_STATUSES, type DeploymentStatus } from '../domain/deployment.js';
+// Active = a deployment that may still start an instance and so still needs the resource; inactive are
+// `deleted` and the terminal statuses (INACTIVE_STATUSES). The retried failure statuses stay active because the
+// scheduler will try them again.
+import { INACTIVE_STATUSES, type DeploymentStatus } from '../domain/deployment.js';
 import type { Db } from './db.js';
 import type { DeleteOutcome } from './outcomes.js';
 import { jsonList, prepared } from './prepared.js';
 
-export const INACTIVE_DEPLOYMENT_STATUSES: readonly DeploymentStatus[] = ['deleted', ...TERMINAL_STATUSES];
+export const INACTIVE_DEPLOYMENT_STATUSES: readonly DeploymentStatus[] = [...INACTIVE_STATUSES];
 
 export interface ReferencedResource {
   kind: 'secret' | 'volume';
