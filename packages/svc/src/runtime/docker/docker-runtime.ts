@@ -608,8 +608,10 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
           // Polled, so it works whether or not the caller drains `output`: slowly while the output is open,
           // quickly once it ended (dockerd records the code a moment after the stream closes).
           let outputEnded = false;
+          let endedAt: number | null = null;
           void ended.then(() => {
             outputEnded = true;
+            endedAt = Date.now();
           });
           for (;;) {
             let info: Docker.ExecInspectInfo;
@@ -618,7 +620,10 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Runtime
             } catch {
               return null;
             }
-            if (!info.Running) return typeof info.ExitCode === 'number' ? info.ExitCode : null;
+            if (!info.Running && typeof info.ExitCode === 'number') return info.ExitCode;
+            // Not running without a code is also how dockerd shows an exec whose process has not been registered
+            // yet, right after start: keep asking, unless the output ended long ago and still no code came.
+            if (!info.Running && outputEnded && endedAt !== null && Date.now() - endedAt > 2000) return null;
             // A closed session leaves the process running inside the container; its code is not ours to wait for.
             if (closedAt !== null && Date.now() - closedAt > 1000) return null;
             await Promise.race([ended.then(() => sleep(50)), sleep(outputEnded ? 50 : 1000)]);
