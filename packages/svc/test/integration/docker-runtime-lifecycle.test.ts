@@ -255,6 +255,8 @@ describe('docker runtime lifecycle', { timeout: 240_000 }, () => {
   test('registry credentials reach the registry; an unknown manifest is image_pull_back_off (user)', async () => {
     const { createServer } = await import('node:http');
     const seen: string[] = [];
+    // A FAKE container registry (no registry is reachable here): just enough of the Registry v2 API — a Basic
+    // challenge, then "manifest unknown" — for the real dockerd to send the credentials and fail the pull.
     const registry = createServer((request, response) => {
       seen.push(request.headers.authorization ?? '');
       const headers = { 'Docker-Distribution-API-Version': 'registry/2.0', 'content-type': 'application/json' };
