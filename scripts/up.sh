@@ -21,11 +21,12 @@ fi
 mkdir -p "$state"
 chmod 700 "$state"
 
-random_base64() { node -e "process.stdout.write(require('node:crypto').randomBytes($1).toString('base64'))"; }
+# random_bytes N ENCODING: N random bytes, printed as base64 (keys) or base64url (passwords).
+random_bytes() { node -e "process.stdout.write(require('node:crypto').randomBytes($1).toString('$2'))"; }
 
 if [ -z "${SVC_SECRET_KEY:-}" ]; then
   if [ ! -s "$state/secret.key" ]; then
-    (umask 077 && random_base64 32 > "$state/secret.key")
+    (umask 077 && random_bytes 32 base64 > "$state/secret.key")
     echo "generated a secret key in .svc-local/secret.key (keep it: secrets are unreadable without it)"
   fi
   SVC_SECRET_KEY=$(cat "$state/secret.key")
@@ -34,7 +35,7 @@ fi
 export SVC_DATABASE_PATH="${SVC_DATABASE_PATH:-$state/svc.db}"
 if [ -z "${SVC_ADMIN_PASSWORD:-}" ] && [ ! -e "$SVC_DATABASE_PATH" ]; then
   # First start: choose the admin password here, so this script can print the login command every time.
-  (umask 077 && node -e "process.stdout.write(require('node:crypto').randomBytes(18).toString('base64url'))" > "$state/admin-password")
+  (umask 077 && random_bytes 18 base64url > "$state/admin-password")
 fi
 if [ -z "${SVC_ADMIN_PASSWORD:-}" ] && [ -s "$state/admin-password" ]; then
   SVC_ADMIN_PASSWORD=$(cat "$state/admin-password")
@@ -82,7 +83,7 @@ proxy_dir="$state/proxy"
 proxy_config="$proxy_dir/config.yaml"
 mkdir -p "$proxy_dir"
 if [ ! -s "$proxy_dir/admin-password" ]; then
-  (umask 077 && node -e "process.stdout.write(require('node:crypto').randomBytes(18).toString('base64url'))" > "$proxy_dir/admin-password")
+  (umask 077 && random_bytes 18 base64url > "$proxy_dir/admin-password")
 fi
 proxy_password=$(cat "$proxy_dir/admin-password")
 proxy_hash=$(node -e "process.stdout.write(require('node:crypto').createHash('sha256').update(process.argv[1]).digest('hex'))" "$proxy_password")
