@@ -7,8 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { failureReason, type BackendRef, type FailureReason } from '../upstream/contract.js';
 import { normalizeHost, type RouteTable } from '../routing/table.js';
 import {
-  connectionListed,
-  isHopByHop,
+  endToEnd,
   unwrapMapped,
   type Reply,
   type RequestContext,
@@ -252,12 +251,7 @@ export class HttpProxy {
   /** End-to-end request headers for the backend, X-Forwarded-* set, route rules applied. */
   private upstreamHeaders(route: CompiledRoute, ctx: RequestContext): OutgoingHttpHeaders {
     const src = ctx.req.headers;
-    const listed = connectionListed(src.connection);
-    const out: OutgoingHttpHeaders = {};
-    for (const name in src) {
-      if (isHopByHop(name) || (listed !== null && listed.has(name))) continue;
-      out[name] = src[name];
-    }
+    const out = endToEnd(src);
     if (ctx.authority !== '') out['host'] = ctx.authority;
     const strip = ctx.upstreamStrip;
     if (strip !== null) for (const name of strip) delete out[name];
@@ -370,12 +364,7 @@ export class HttpProxy {
   ): void {
     const status = backendRes.statusCode ?? 502;
     const src = backendRes.headers;
-    const listed = connectionListed(src.connection);
-    const headers: OutgoingHttpHeaders = {};
-    for (const name in src) {
-      if (isHopByHop(name) || (listed !== null && listed.has(name))) continue;
-      headers[name] = src[name];
-    }
+    const headers = endToEnd(src);
     if (route.headers !== null) applyHeaders(headers, route.headers.response);
     if (route.stickyCookie !== null && affinity !== backend.key) {
       const cookie = `${route.stickyCookie}=${encodeURIComponent(backend.key)}; Path=/; HttpOnly; SameSite=Lax`;
