@@ -2,7 +2,6 @@
 // `deployment.status_changed` event are never separated); runtime work (remove, create) is started as bounded
 // background tasks tracked as in flight, so the pass that planned them returns at once and one slow image pull
 // never holds up any other deployment. It decides nothing: every decision is scheduler/plan.ts.
-import type { WebhookEvent } from '../domain/events.js';
 import type { HealthTracker } from '../health/tracker.js';
 import type { Db } from '../store/db.js';
 import { appendEvent, saveSchedulerState } from '../store/deployments.js';
@@ -16,16 +15,12 @@ export function applyStoreActions(db: Db, tracker: HealthTracker, actions: reado
     db.transaction(() => {
       for (const action of writes) {
         if (action.type === 'setStatus') saveSchedulerState(db, action.deploymentId, action.state, now);
-        else if (action.type === 'emit') enqueueEmitted(db, action.event, now);
+        else if (action.type === 'emit') enqueueEvent(db, action.event, now);
         else if (action.type === 'record') appendEvent(db, action.event, now);
       }
     })();
   }
   for (const action of actions) if (action.type === 'ackHealth') tracker.ack(action.instanceId, action.checkIndex);
-}
-
-function enqueueEmitted(db: Db, event: WebhookEvent, now: Date): void {
-  enqueueEvent(db, event, now);
 }
 
 /** A counting semaphore: at most `limit` tasks run at once, the rest wait in order. */
