@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { principalOf, type ApiDeps } from './context.js';
 import { badRequest, forbidden, notFound, ApiProblem } from './problem.js';
+import { idParamsSchema, type IdParams } from './resource-common.js';
 import { getWebhook, type WebhookRecord } from '../store/webhooks.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../store/outbox.js';
 import { getDelivery, listDeliveries, redeliver, redeliverAllDead, type DeliveryRecord } from '../webhooks/queue.js';
@@ -12,11 +13,9 @@ import { deliveryId } from '../webhooks/signer.js';
 export const DELIVERIES_LIMIT_DEFAULT = 100;
 export const DELIVERIES_LIMIT_MAX = 1000;
 
-const idSchema = { type: 'string', minLength: 1, maxLength: 64 } as const;
-const webhookParams = { type: 'object', properties: { id: idSchema }, required: ['id'] } as const;
+const idSchema = idParamsSchema.properties.id;
 const deliveryParams = { type: 'object', properties: { id: idSchema, event_id: idSchema }, required: ['id', 'event_id'] } as const;
 
-type WebhookParams = { Params: { id: string } };
 type DeliveryParams = { Params: { id: string; event_id: string } };
 
 function assertUnrestricted(request: FastifyRequest): void {
@@ -86,9 +85,9 @@ export function deliveryView(record: DeliveryRecord) {
 }
 
 export function registerWebhookDeliveryRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  app.get<WebhookParams>(
+  app.get<IdParams>(
     '/webhooks/:id/deliveries',
-    { config: { auth: { scope: 'webhooks:read' } }, schema: { params: webhookParams } },
+    { config: { auth: { scope: 'webhooks:read' } }, schema: { params: idParamsSchema } },
     async (request) => {
       assertUnrestricted(request);
       const status = parseStatus(request.query);
@@ -114,9 +113,9 @@ export function registerWebhookDeliveryRoutes(app: FastifyInstance, deps: ApiDep
     },
   );
 
-  app.post<WebhookParams>(
+  app.post<IdParams>(
     '/webhooks/:id/deliveries/redeliver',
-    { config: { auth: { scope: 'webhooks:write' } }, schema: { params: webhookParams } },
+    { config: { auth: { scope: 'webhooks:write' } }, schema: { params: idParamsSchema } },
     async (request, reply) => {
       assertUnrestricted(request);
       const webhook = loadActiveWebhook(deps, request.params.id);
