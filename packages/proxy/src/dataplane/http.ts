@@ -53,6 +53,11 @@ function text(status: number): string {
   return `${STATUS_TEXT[status] ?? http.STATUS_CODES[status] ?? 'error'}\n`;
 }
 
+/** The proxy's own short plain-text answer for `status`. */
+function statusReply(status: number): Reply {
+  return { status, headers: {}, body: text(status) };
+}
+
 export interface HttpProxyDeps {
   scheme: Scheme;
   trusted: TrustedProxies;
@@ -94,11 +99,7 @@ export class HttpProxy {
       return;
     }
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const body = text(status);
-    socket.end(
-      `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    this.reply(statusReply(status), null, socket as Socket);
   }
 
   /** Builds the request context, or returns the status of a request refused before routing. */
@@ -196,7 +197,7 @@ export class HttpProxy {
               if (reply !== null) this.reply(reply, res, socket);
               else this.runChain(route, ctx, res, socket, head, next);
             }),
-          () => this.reply({ status: 502, headers: {}, body: text(502) }, res, socket),
+          () => this.reply(statusReply(502), res, socket),
         );
         return;
       }
@@ -406,12 +407,12 @@ export class HttpProxy {
     socket.once('close', () => this.upgraded.delete(socket));
     const ctx = this.context(req);
     if (typeof ctx === 'number') {
-      this.reply({ status: ctx, headers: {}, body: text(ctx) }, null, socket);
+      this.reply(statusReply(ctx), null, socket);
       return;
     }
     const entry = this.deps.table().match(ctx.host, ctx.path, req.method ?? 'GET');
     if (entry === null) {
-      this.reply({ status: 404, headers: {}, body: text(404) }, null, socket);
+      this.reply(statusReply(404), null, socket);
       return;
     }
     this.guarded(null, socket, () => this.runChain(entry.payload, ctx, null, socket, head, 0));
@@ -423,7 +424,7 @@ export class HttpProxy {
     const pool = route.pool;
     const backend = pool === undefined ? null : pool.pick(this.affinity(route, ctx));
     if (backend === null || pool === undefined) {
-      this.reply({ status: 502, headers: {}, body: text(502) }, null, socket);
+      this.reply(statusReply(502), null, socket);
       return;
     }
     const headers = this.upstreamHeaders(route, ctx);
@@ -444,11 +445,11 @@ export class HttpProxy {
     upstream.on('error', (err: NodeJS.ErrnoException) => {
       pool.reportFailure(backend, failureReason(err));
       const status = err.code === 'ETIMEDOUT' ? 504 : 502;
-      if (!socket.destroyed) this.reply({ status, headers: {}, body: text(status) }, null, socket);
+      if (!socket.destroyed) this.reply(statusReply(status), null, socket);
     });
     upstream.on('response', (backendRes: IncomingMessage) => {
       // The backend declined the upgrade: relay its answer and close.
-      this.reply({ status: backendRes.statusCode ?? 502, headers: {}, body: text(backendRes.statusCode ?? 502) }, null, socket);
+      this.reply(statusReply(backendRes.statusCode ?? 502), null, socket);
       backendRes.resume();
     });
     upstream.on('upgrade', (backendRes: IncomingMessage, backendSocket: Socket, backendHead: Buffer) => {
