@@ -1,6 +1,6 @@
 // The doctor's checks as a list over an injected probe, so the decisions are tested without the machine.
 import { join } from 'node:path';
-import type { RuntimeChoice, SvcConfig } from '../config/config-file.js';
+import { RUNTIMES, type RuntimeChoice, type SvcConfig } from '../config/config-file.js';
 import { parseSecretKey, SecretKeyError } from '../crypto/secret-box.js';
 
 export interface CheckResult {
@@ -22,11 +22,9 @@ export interface Probe {
   pingSocket(path: string): Promise<string | null>;
 }
 
-export const ALL_RUNTIMES: readonly RuntimeChoice[] = ['docker', 'podman', 'cloud-hypervisor', 'firecracker'];
-
 /** Enabled runtimes, or all of them when none is enabled. */
 export function runtimesToCheck(enabled: readonly RuntimeChoice[]): RuntimeChoice[] {
-  return enabled.length > 0 ? [...enabled] : [...ALL_RUNTIMES];
+  return enabled.length > 0 ? [...enabled] : [...RUNTIMES];
 }
 
 export function secretKeyCheck(raw: string | undefined): CheckResult {

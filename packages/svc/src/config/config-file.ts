@@ -29,7 +29,7 @@ export class ConfigError extends Error {}
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 3030;
 export const DEFAULT_SCHEDULER_INTERVAL = 10;
-const RUNTIMES: readonly RuntimeChoice[] = ['docker', 'podman', 'cloud-hypervisor', 'firecracker'];
+export const RUNTIMES: readonly RuntimeChoice[] = ['docker', 'podman', 'cloud-hypervisor', 'firecracker'];
 
 export function defaultConfig(): SvcConfig {
   return {
