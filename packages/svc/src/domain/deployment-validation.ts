@@ -33,6 +33,8 @@ import {
   type VolumeMountType,
 } from './deployment.js';
 import { checkLength, checkNamespace, type Violation } from './violations.js';
+import { isSecretName } from './secret.js';
+import { isVolumeName } from './volume.js';
 
 export type DeploymentValidation =
   | { ok: true; spec: DeploymentSpec }
@@ -101,8 +103,6 @@ const DNS_LABEL = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LABEL_KEY = /^[A-Za-z0-9]([A-Za-z0-9._/-]*[A-Za-z0-9])?$/;
-const SECRET_NAME = /^[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?$/;
-const VOLUME_NAME = /^[a-z0-9]([a-z0-9_.-]*[a-z0-9])?$/;
 const DRIVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:/-]*$/;
 const USER_SPEC = /^[A-Za-z0-9_][A-Za-z0-9_.-]*(:[A-Za-z0-9_][A-Za-z0-9_.-]*)?$/;
 const DURATION = /^(\d{1,10})(ms|s)$/;
@@ -470,7 +470,7 @@ function readEnvironment(value: unknown, out: Violation[]): Record<string, Envir
       if (!isPlainObject(envValue)) malformed(`${path} must be a string or {"secretRef": "<secret name>"}`);
       onlyKnownKeys(envValue, new Set(['secretRef']), path);
       const secretName = requiredString(envValue, 'secretRef', `${path}.secretRef`);
-      if (secretName.length < 2 || secretName.length > 253 || !SECRET_NAME.test(secretName)) {
+      if (secretName.length < 2 || secretName.length > 253 || !isSecretName(secretName)) {
         out.push({
           property_path: `${path}.secretRef`,
           message: 'must be a secret name: 2-253 letters, digits, _, ., -, starting and ending alphanumeric',
@@ -508,7 +508,7 @@ function readVolumes(value: unknown, out: Violation[]): VolumeMount[] {
     if (type === 'bind' && (!isAbsolutePath(source) || source.length > DEPLOYMENT_LIMITS.pathLength)) {
       out.push({ property_path: `${path}.source`, message: 'must be an absolute host path', code: 'deployment.volumes.source.invalid' });
     }
-    if (type === 'volume' && (source.length < 2 || source.length > 253 || !VOLUME_NAME.test(source))) {
+    if (type === 'volume' && (source.length < 2 || source.length > 253 || !isVolumeName(source))) {
       out.push({
         property_path: `${path}.source`,
         message: 'must be a volume name: 2-253 lowercase letters, digits, _, ., -, starting and ending alphanumeric',
