@@ -46,10 +46,6 @@ export function exitCodeFromStatus(status: string): number | null {
   return match === null ? null : Number(match[1]);
 }
 
-export function isManaged(container: ListedContainer): boolean {
-  return typeof container.Labels[LABEL_DEPLOYMENT] === 'string';
-}
-
 export function containerAddress(container: ListedContainer): string | null {
   if (container.HostConfig.NetworkMode === 'host') return HOST_NETWORK_ADDRESS;
   const namespace = container.Labels[LABEL_NAMESPACE];
