@@ -4,7 +4,7 @@ import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerRespon
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { failureReason, type BackendRef, type FailureReason } from '../upstream/contract.js';
+import { failureReason, type BackendRef } from '../upstream/contract.js';
 import { normalizeHost, type RouteTable } from '../routing/table.js';
 import {
   endToEnd,
@@ -341,8 +341,7 @@ export class HttpProxy {
         res.destroy();
         return;
       }
-      const reason: FailureReason = timedOut ? 'timeout' : err.code === 'ECONNREFUSED' ? 'refused' : 'error';
-      pool.reportFailure(backend, reason);
+      pool.reportFailure(backend, timedOut ? 'timeout' : failureReason(err));
       // Retry another backend only when nothing of the request was consumed: connect failures of bodiless requests.
       if (!timedOut && RETRYABLE.has(err.code ?? '') && !hasBody(req) && tried.size + 1 < pool.backends.length) {
         tried.add(backend.key);
