@@ -32,7 +32,7 @@ import {
   type VolumeMount,
   type VolumeMountType,
 } from './deployment.js';
-import { checkLength, checkNamespace, type Violation } from './violations.js';
+import { checkDnsLabel, checkLength, checkNamespace, type Violation } from './violations.js';
 import { isSecretName } from './secret.js';
 import { isVolumeName } from './volume.js';
 
@@ -99,7 +99,6 @@ const TOP_LEVEL_FIELDS = new Set([
   'network',
 ]);
 
-const DNS_LABEL = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LABEL_KEY = /^[A-Za-z0-9]([A-Za-z0-9._/-]*[A-Za-z0-9])?$/;
@@ -217,13 +216,7 @@ function readDeployment(body: unknown, out: Violation[]): DeploymentSpec {
   const cloudHypervisor = runtime === 'cloud-hypervisor';
 
   checkLength(name, 1, DEPLOYMENT_LIMITS.nameLength, 'name', 'deployment.name.length', out);
-  if (!DNS_LABEL.test(name)) {
-    out.push({
-      property_path: 'name',
-      message: 'must be a lowercase DNS label (a-z, 0-9 and -, no leading or trailing dash)',
-      code: 'deployment.name.format',
-    });
-  }
+  checkDnsLabel(name, 'name', 'deployment.name.format', out);
   checkNamespace(namespace, 'namespace', 'deployment.namespace', out);
 
   let kind: Kind = 'worker';

@@ -12,11 +12,16 @@ export function checkNamespace(value: string, path: string, area: string, out: V
   if (value.length < 2 || value.length > 63) {
     out.push({ property_path: path, message: 'must be 2-63 characters', code: `${area}.length` });
   }
+  checkDnsLabel(value, path, `${area}.format`, out);
+}
+
+/** Format rule of namespaces and deployment names: a lowercase DNS label. */
+export function checkDnsLabel(value: string, path: string, code: string, out: Violation[]): void {
   if (!DNS_LABEL.test(value)) {
     out.push({
       property_path: path,
       message: 'must be a lowercase DNS label (a-z, 0-9 and -, no leading or trailing dash)',
-      code: `${area}.format`,
+      code,
     });
   }
 }
