@@ -1,7 +1,7 @@
 // Inventory series (spec "Metrics series"): counts read from the database at each scrape. Every known status
 // value is emitted, at 0 when absent, so dashboards and alerts never see a series appear or vanish.
-// Tables owned by other areas may not exist yet in an old database: a missing table counts as empty.
 import type { Db } from '../store/db.js';
+import { prepared } from '../store/prepared.js';
 import type { MetricFamily, Sample } from './exposition.js';
 import { DEPLOYMENT_STATUSES, RUNTIMES } from '../domain/deployment.js';
 import { DELIVERY_STATUSES } from '../store/outbox.js';
@@ -64,23 +64,19 @@ export function inventoryFamilies(counts: InventoryCounts): MetricFamily[] {
   ];
 }
 
-/** Reads the counts. Each query is an aggregate over an indexed or small table. */
+/**
+ * Reads the counts. Each query is an aggregate over an indexed or small table. Every table is created by
+ * store/migrations, which the server applies before it answers a scrape, so no schema probing is needed here.
+ */
 export function readInventory(db: Db): InventoryCounts {
-  const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
-  const columnsOf = (table: string) =>
-    new Set((db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name));
-
   const grouped = (table: string, column: string): Map<string, number> => {
-    if (!tables.has(table) || !columnsOf(table).has(column)) return new Map();
-    const rows = db.prepare(`SELECT ${column} AS value, count(*) AS n FROM ${table} GROUP BY ${column}`).all() as Array<{ value: unknown; n: number }>;
+    const rows = prepared<[], { value: unknown; n: number }>(db, `SELECT ${column} AS value, count(*) AS n FROM ${table} GROUP BY ${column}`).all();
     return new Map(rows.map((r) => [String(r.value), r.n]));
   };
   const count = (table: string, where = ''): number => {
-    if (!tables.has(table)) return 0;
-    const row = db.prepare(`SELECT count(*) AS n FROM ${table} ${where}`).get() as { n: number } | undefined;
+    const row = prepared<[], { n: number }>(db, `SELECT count(*) AS n FROM ${table} ${where}`).get();
     return row?.n ?? 0;
   };
-  const webhookFilter = tables.has('webhooks') && columnsOf('webhooks').has('revoked_at') ? 'WHERE revoked_at IS NULL' : '';
 
   return {
     deploymentsByStatus: grouped('deployments', 'status'),
@@ -91,7 +87,7 @@ export function readInventory(db: Db): InventoryCounts {
     secrets: count('secrets'),
     volumes: count('volumes'),
     users: count('users'),
-    webhooks: count('webhooks', webhookFilter),
+    webhooks: count('webhooks', 'WHERE revoked_at IS NULL'),
     configs: count('configs'),
   };
 }
