@@ -1,4 +1,5 @@
 // Exit codes and the one `error:` line of the spec ("Errors": CLI exit codes). Pure.
+import { isRecord } from './output.js';
 
 export const EXIT = {
   ok: 0,
@@ -51,10 +52,6 @@ export interface ErrorBody {
   error?: string;
   deployments: string[];
   hint?: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function parseErrorBody(body: unknown): ErrorBody {

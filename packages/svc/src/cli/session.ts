@@ -4,6 +4,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import { ConfigError, configDir, configFilePath, loadConfig, selectContext, type ContextConfig, type SvcConfig } from '../config/config-file.js';
 import { CliError, EXIT } from './errors.js';
+import { isRecord } from './output.js';
 import type { GlobalOptions } from './args.js';
 
 export interface Resolved {
@@ -35,10 +36,6 @@ export function authFilePath(env: NodeJS.ProcessEnv): string {
 }
 
 type AuthFile = { contexts: Record<string, { token: string }> };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Pure: auth.json text → tokens by context; anything malformed is ignored rather than trusted. */
 export function parseAuthFile(text: string): AuthFile {
