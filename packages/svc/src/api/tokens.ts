@@ -1,7 +1,7 @@
 // Scoped API tokens (spec "Tokens"). Every route needs `admin` (spec "Authentication" 9). A caller sees and
 // manages only their own PATs; sessions never appear here and are 404 by id. A namespace-restricted caller can
 // mint tokens only within its own namespaces.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { principalOf, type ApiDeps } from './context.js';
 import { assertNoBody, parseBody } from './body.js';
 import { ApiProblem, forbidden, notFound, validationFailed } from './problem.js';
@@ -35,6 +35,13 @@ function withClearToken(row: TokenRow, token: string) {
 export function registerTokenRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const tokens = createTokenStore(deps.db);
   const admin = { auth: { scope: 'admin' } } as const;
+
+  /** `:id` as one of the caller's own PATs: another user's token or a session is a 404, like an unknown id. */
+  function loadOwnPat(request: FastifyRequest<IdParams>): TokenRow {
+    const row = tokens.patOf(principalOf(request).userId, request.params.id);
+    if (!row) throw notFound('token', request.params.id);
+    return row;
+  }
 
   app.post('/tokens', { config: admin, bodyLimit: SMALL_BODY_LIMIT_BYTES }, async (request, reply) => {
     const body = parseBody(request.body, {
@@ -73,14 +80,12 @@ export function registerTokenRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.get('/tokens', { config: admin }, async (request) => tokens.patsOf(principalOf(request).userId).map(tokenRecord));
 
   app.get<IdParams>('/tokens/:id', { config: admin, schema: { params: idParamsSchema } }, async (request) => {
-    const row = tokens.patOf(principalOf(request).userId, request.params.id);
-    if (!row) throw notFound('token', request.params.id);
+    const row = loadOwnPat(request);
     return tokenRecord(row);
   });
 
   app.delete<IdParams>('/tokens/:id', { config: admin, schema: { params: idParamsSchema } }, async (request, reply) => {
-    const row = tokens.patOf(principalOf(request).userId, request.params.id);
-    if (!row) throw notFound('token', request.params.id);
+    const row = loadOwnPat(request);
     tokens.revoke(row.id, deps.now());
     return reply.code(204).send();
   });
@@ -90,8 +95,7 @@ export function registerTokenRoutes(app: FastifyInstance, deps: ApiDeps): void {
     { config: admin, bodyLimit: SMALL_BODY_LIMIT_BYTES, schema: { params: idParamsSchema } },
     async (request, reply) => {
       assertNoBody(request.body);
-      const row = tokens.patOf(principalOf(request).userId, request.params.id);
-      if (!row) throw notFound('token', request.params.id);
+      const row = loadOwnPat(request);
       // A revoked token stays revoked: rotating it would resurrect a credential someone chose to kill.
       if (row.revoked_at !== null) throw new ApiProblem(409, `token '${row.id}' is revoked and cannot be rotated`);
       const clear = generateToken();
