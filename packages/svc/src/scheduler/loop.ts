@@ -535,10 +535,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   }
 
   function reportCreateFailure(deploymentId: string, failure: RuntimeError): void {
-    const records = rolloutFamily(db, deploymentId);
-    const current = records.find((r) => r.id === deploymentId);
-    if (current === undefined) return;
-    const all = records.map(desiredOf);
+    const all = rolloutFamily(db, deploymentId).map(desiredOf);
     const desired = all.find((d) => d.id === deploymentId);
     if (desired === undefined) return;
     const at = now();
@@ -554,7 +551,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       servingParents(all, deploymentId).length > 0,
     );
     applyStoreActions(db, tracker, actions, new Date(at));
-    log.warn(`scheduler: ${current.spec.namespace}/${current.spec.name}: ${failure.status}: ${failure.message}`);
+    log.warn(`scheduler: ${desired.spec.namespace}/${desired.spec.name}: ${failure.status}: ${failure.message}`);
   }
 
   // -------------------------------------------------------------------------------------------------------------
