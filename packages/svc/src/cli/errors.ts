@@ -22,6 +22,11 @@ export class CliError extends Error {
   }
 }
 
+/** The spec's `error:` line followed by the detail lines, as written to stderr. */
+export function errorText(message: string, details: readonly string[] = []): string {
+  return `error: ${message}\n${details.map((d) => `${d}\n`).join('')}`;
+}
+
 export function exitCodeForStatus(status: number): number {
   if (status >= 200 && status < 300) return EXIT.ok;
   if (status === 401 || status === 403) return EXIT.unauthorized;

@@ -2,7 +2,7 @@
 // `error:` line and the exit code. Imported by main.ts for everything except `--version`.
 import { parseArgv, UsageError } from './args.js';
 import type { CommandModule } from './command-table.js';
-import { CliError } from './errors.js';
+import { CliError, errorText } from './errors.js';
 import { colorAllowed } from './output.js';
 import { createContext, type Handler } from './run-context.js';
 
@@ -18,7 +18,7 @@ export async function main(args: string[], version: () => string): Promise<numbe
     colorErr: colorAllowed(process.stderr, process.env),
   };
   const fail = (message: string, details: readonly string[] = []) => {
-    process.stderr.write(`error: ${message}\n${details.map((d) => `${d}\n`).join('')}`);
+    process.stderr.write(errorText(message, details));
   };
   try {
     const parsed = parseArgv(args);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { applyTimeoutMs, findExisting, planDeployment, settled, type PlanAction } from '../apply-plan.js';
 import { enc, type ApiClient } from '../client.js';
-import { CliError, EXIT } from '../errors.js';
+import { CliError, errorText, EXIT } from '../errors.js';
 import { buildLookup, parseEnvFile } from '../interpolate.js';
 import { parseManifestText, readManifest, type DeploymentBody, type Manifest } from '../manifest.js';
 import { paint, records, statusColor, text, type ApiRecord } from '../output.js';
@@ -137,7 +137,7 @@ function firstFailure(outcomes: readonly Outcome[]): number {
 }
 
 function report(ctx: CommandContext, error: CliError): void {
-  ctx.out.stderr.write(`error: ${error.message}\n${error.details.map((d) => `${d}\n`).join('')}`);
+  ctx.out.stderr.write(errorText(error.message, error.details));
 }
 
 /** Names of the existing namespaces; null when the token may not list them. */
