@@ -5,13 +5,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { assertNamespaceAccess, type ApiDeps } from './context.js';
 import { badRequest, validationFailed } from './problem.js';
-import { listFilter } from './query.js';
+import { enumFilter } from './query.js';
 import { forceFlag, idParamsSchema, listedNamespaces, type IdParams } from './resource-common.js';
 import { booleanQuery, integerQuery, loadDeployment } from './deployment-common.js';
 import { buildDeploymentMetrics, type MeasuredInstance } from './deployment-metrics.js';
 import { validateDeployment } from '../domain/deployment-validation.js';
-import { DEPLOYMENT_STATUSES, isDeploymentStatus, isKind, KINDS, type DeploymentStatus, type Kind } from '../domain/deployment.js';
-import { EVENT_LEVELS, type EventLevel } from '../domain/events.js';
+import { DEPLOYMENT_STATUSES, KINDS } from '../domain/deployment.js';
+import { EVENT_LEVELS } from '../domain/events.js';
 import {
   applyDeployment,
   listDeployments,
@@ -28,30 +28,6 @@ import type { ObservedInstance, Runtime } from '../runtime/runtime.js';
 export const MAX_LIST_LIMIT = 1000;
 /** A stats read slower than this leaves its instance out of the metrics answer rather than holding the request. */
 export const STATS_TIMEOUT_MS = 5_000;
-
-function statusFilter(query: unknown): DeploymentStatus[] {
-  return listFilter(query, 'status').map((value) => {
-    if (!isDeploymentStatus(value)) {
-      throw badRequest(`query parameter 'status' must be one of: ${DEPLOYMENT_STATUSES.join(', ')}`);
-    }
-    return value;
-  });
-}
-
-function kindFilter(query: unknown): Kind[] {
-  return listFilter(query, 'kind').map((value) => {
-    if (!isKind(value)) throw badRequest(`query parameter 'kind' must be one of: ${KINDS.join(', ')}`);
-    return value;
-  });
-}
-
-function levelFilter(query: unknown): EventLevel[] {
-  return listFilter(query, 'level').map((value) => {
-    const level = EVENT_LEVELS.find((known) => known === value);
-    if (level === undefined) throw badRequest(`query parameter 'level' must be one of: ${EVENT_LEVELS.join(', ')}`);
-    return level;
-  });
-}
 
 /** Instances that can be measured: docker answers stats only for running containers. */
 function isRunning(instance: ObservedInstance): boolean {
@@ -93,8 +69,8 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: ApiDeps): v
   });
 
   app.get('/deployments', { config: { auth: { scope: 'deployments:read' } } }, async (request) => {
-    const statuses = statusFilter(request.query);
-    const kinds = kindFilter(request.query);
+    const statuses = enumFilter(request.query, 'status', DEPLOYMENT_STATUSES);
+    const kinds = enumFilter(request.query, 'kind', KINDS);
     const visible = listedNamespaces(request);
     return listDeployments(deps.db, { visible, statuses, kinds }).map(resource);
   });
@@ -124,7 +100,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: ApiDeps): v
     '/deployments/:id/events',
     { config: { auth: { scope: 'deployments:read' } }, schema: { params: idParamsSchema } },
     async (request) => {
-      const levels = levelFilter(request.query);
+      const levels = enumFilter(request.query, 'level', EVENT_LEVELS);
       const limit = integerQuery(request.query, 'limit', { min: 1, max: MAX_LIST_LIMIT }, DEFAULT_EVENTS_LIMIT);
       const record = loadDeployment(deps, request);
       return listEvents(deps.db, record.id, { levels, limit });

@@ -22,3 +22,12 @@ export function listFilter(query: unknown, name: string): string[] {
   if (values.length > MAX_FILTER_VALUES) throw badRequest(`query parameter '${name}' accepts at most ${MAX_FILTER_VALUES} values`);
   return values;
 }
+
+/** listFilter restricted to a known set: any other value is a 400 naming the allowed ones. */
+export function enumFilter<T extends string>(query: unknown, name: string, allowed: readonly T[]): T[] {
+  return listFilter(query, name).map((value) => {
+    const known = allowed.find((candidate) => candidate === value);
+    if (known === undefined) throw badRequest(`query parameter '${name}' must be one of: ${allowed.join(', ')}`);
+    return known;
+  });
+}
