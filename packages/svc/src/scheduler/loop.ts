@@ -35,7 +35,7 @@ import { deploymentFamilies } from './deployment-metrics.js';
 import { Bound, applyStoreActions } from './executor.js';
 import type { SchedulerHandle } from './handle.js';
 import { ResolveError, removeConfigFiles, resolveInstanceSpec } from './instance-spec.js';
-import { nextWakeAt, plan, planCreateFailure, servingParents, type Action, type DesiredDeployment, type SchedulerState } from './plan.js';
+import { group, nextWakeAt, plan, planCreateFailure, servingParents, type Action, type DesiredDeployment, type SchedulerState } from './plan.js';
 import { deploymentSpecHash } from './spec-hash.js';
 
 export interface SchedulerLog {
@@ -269,12 +269,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     // in flight.
     const view = planView(seen.instances);
     observed = view;
-    observedByDeployment = new Map();
-    for (const instance of view) {
-      const list = observedByDeployment.get(instance.deploymentId);
-      if (list === undefined) observedByDeployment.set(instance.deploymentId, [instance]);
-      else list.push(instance);
-    }
+    observedByDeployment = group(view, (i) => i.deploymentId);
     runtimeOf.clear();
     for (const [id, runtime] of seen.owners) runtimeOf.set(id, runtime);
     const present = new Set(view.map((i) => i.id));

@@ -365,7 +365,8 @@ interface World {
   rollouts: Rollouts;
 }
 
-function group<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+/** The items by key, each list in input order. */
+export function group<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const map = new Map<string, T[]>();
   for (const item of items) {
     const k = key(item);
