@@ -3,6 +3,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { CliError, EXIT, httpError, type Target } from './errors.js';
+import { records, type ApiRecord } from './output.js';
 
 export interface ApiResponse {
   status: number;
@@ -110,3 +111,8 @@ export class ApiClient {
 }
 
 export const enc = encodeURIComponent;
+
+/** The deployments of one namespace as the API lists them; an unknown namespace lists nothing. */
+export async function listDeploymentsIn(client: ApiClient, namespace: string): Promise<ApiRecord[]> {
+  return records(await client.get('/deployments', { query: { namespace }, target: { kind: 'deployments', name: namespace, list: true, namespace } }));
+}

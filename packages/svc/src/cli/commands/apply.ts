@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { applyTimeoutMs, findExisting, planDeployment, settled, type PlanAction } from '../apply-plan.js';
-import { enc, type ApiClient } from '../client.js';
+import { enc, listDeploymentsIn, type ApiClient } from '../client.js';
 import { CliError, errorText, EXIT } from '../errors.js';
 import { buildLookup, parseEnvFile } from '../interpolate.js';
 import { parseManifestText, readManifest, type DeploymentBody, type Manifest } from '../manifest.js';
@@ -86,7 +86,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const live = new Map<string, ApiRecord[]>();
   for (const namespace of new Set(manifest.deployments.map((d) => d.body.namespace))) {
     // An unknown namespace simply lists nothing.
-    live.set(namespace, await listNamespace(client, namespace));
+    live.set(namespace, await listDeploymentsIn(client, namespace));
   }
   const plans = manifest.deployments.map(({ key, body }) => ({
     key,
@@ -149,10 +149,6 @@ async function listNamespaces(client: ApiClient): Promise<Set<string> | null> {
     if (error instanceof CliError && error.exitCode === EXIT.unauthorized && client.hasToken) return null;
     throw error;
   }
-}
-
-async function listNamespace(client: ApiClient, namespace: string): Promise<ApiRecord[]> {
-  return records(await client.get('/deployments', { query: { namespace }, target: { kind: 'deployments', name: namespace, list: true, namespace } }));
 }
 
 function describe(body: DeploymentBody, plan: PlanAction, force: boolean): string {

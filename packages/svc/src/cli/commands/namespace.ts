@@ -1,4 +1,4 @@
-import { enc } from '../client.js';
+import { enc, listDeploymentsIn } from '../client.js';
 import { selectPrunable } from '../deployments-view.js';
 import { EXIT, CliError } from '../errors.js';
 import { formatTime, json, records, renderTable, text } from '../output.js';
@@ -32,9 +32,7 @@ export async function run(ctx: CommandContext): Promise<number> {
 /** There is no prune endpoint: list the namespace's deployments and delete those the prune rule selects. */
 async function prune(ctx: CommandContext, namespace: string, all: boolean): Promise<number> {
   const client = ctx.client();
-  const deployments = records(
-    await client.get('/deployments', { query: { namespace }, target: { kind: 'deployments', name: namespace, list: true, namespace } }),
-  ).filter((d) => text(d, 'namespace', '') === namespace);
+  const deployments = (await listDeploymentsIn(client, namespace)).filter((d) => text(d, 'namespace', '') === namespace);
   const selected = selectPrunable(deployments, all);
   let firstFailure = EXIT.ok as number;
   for (const d of selected) {
